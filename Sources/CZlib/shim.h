@@ -1,0 +1,4 @@
+#ifndef VITRINE_CZLIB_SHIM_H
+#define VITRINE_CZLIB_SHIM_H
+#include <zlib.h>
+#endif

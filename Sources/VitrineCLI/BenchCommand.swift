@@ -1,0 +1,143 @@
+import CLinux
+import VitrineCore
+import VitrineImage
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// `vitrine bench`: decode-to-frame time per photo and the process's peak memory.
+struct BenchCommand {
+    let console: Console
+
+    static let parser = ArgumentParser(
+        command: "bench",
+        synopsis: "DIR-OR-PHOTO... --panel WxH [--runs N] [--fit contain|cover] [--tsv]",
+        summary: """
+            Renders each JPEG (a folder: its *.jpg files) to a panel frame --runs times and prints the min, median
+            and max time of the whole path (header, DCT-scaled decode, orientation, resampling, placement), the
+            DCT scale chosen, and the process's peak resident memory.
+            """,
+        options: [
+            .init(name: "--panel", value: "WxH", help: "the panel's scanout size"),
+            .init(name: "--runs", value: "N", help: "renders per photo (default 5)"),
+            .init(name: "--fit", value: "contain|cover", help: "placement (default contain)"),
+            .init(name: "--rotate", value: "0|90|180|270", help: "clockwise turn of the picture on the panel"),
+            .init(name: "--filter", value: "triangle|cubic|lanczos3", help: "resampling filter (default: cubic)"),
+            .init(name: "--tsv", value: nil, help: "tab-separated output for scripts"),
+        ],
+        maximumArguments: nil)
+
+    func run(_ words: [String]) throws(UsageError) -> Int32 {
+        let parsed = try Self.parser.parse(words)
+        if parsed.has("--help") {
+            console.out(Self.parser.help)
+            return 0
+        }
+        let command = "bench"
+        guard !parsed.arguments.isEmpty else { throw UsageError(command: command, message: "missing DIR or PHOTO") }
+        guard let panel = try OptionValues.size(parsed, "--panel", command: command) else {
+            throw UsageError(command: command, message: "missing --panel WxH")
+        }
+        let runs = Int(try OptionValues.number(parsed, "--runs", in: 1...10000, command: command) ?? 5)
+        let rotation = try OptionValues.rotation(parsed, command: command) ?? .none
+        var options = RenderOptions(canvas: rotation.swapsAxes ? panel.transposed : panel)
+        options.rotation = rotation
+        options.fit = try OptionValues.choice(parsed, "--fit", as: Fit.self, command: command) ?? .contain
+        options.filter =
+            try OptionValues.choice(parsed, "--filter", as: ResamplingFilter.self, command: command) ?? .cubic
+        let tsv = parsed.has("--tsv")
+
+        var files: [String] = []
+        for argument in parsed.arguments {
+            files += Self.photoFiles(argument)
+        }
+        guard !files.isEmpty else {
+            console.error("vitrine bench: no JPEG files in \(parsed.arguments.joined(separator: " "))\n")
+            return 1
+        }
+        let renderer = FrameRenderer(budget: MemoryBudget(limit: Int.max / 2))
+        if tsv {
+            console.out("file\twidth\theight\tscale\tdecoded\tmin_ms\tmedian_ms\tmax_ms\tdecode_median_ms\n")
+        } else {
+            console.out("vitrine bench: \(files.count) photo(s) to \(panel) \(options.fit.rawValue), \(runs) run(s) each\n")
+            console.out("photo".padding(44) + "size".padding(12) + "scale".padding(6) + "min ms".padding(9)
+                + "median ms".padding(11) + "max ms".padding(9) + "of it decoding\n")
+        }
+        var totalMedian = 0.0
+        var failures = 0
+        for file in files {
+            var times: [Double] = []
+            var decodeTimes: [Double] = []
+            var plan: DecodePlan?
+            do {
+                for _ in 0..<runs {
+                    let start = Self.now()
+                    let result = try renderer.render(file, options: options)
+                    times.append(Self.now() - start)
+                    decodeTimes.append(renderer.lastTimings.decode)
+                    plan = result.plan
+                }
+            } catch {
+                failures += 1
+                console.error("vitrine bench: skipped \(error)\n")
+                continue
+            }
+            guard let plan else { continue }
+            times.sort()
+            let median = Self.median(times)
+            totalMedian += median
+            let name = file.split(separator: "/").last.map(String.init) ?? file
+            let cells = [
+                Self.ms(times[0]), Self.ms(median), Self.ms(times[times.count - 1]), Self.ms(Self.median(decodeTimes)),
+            ]
+            if tsv {
+                console.out(
+                    ([name, "\(plan.header.size.width)", "\(plan.header.size.height)", plan.scaleDescription,
+                        "\(plan.decodedSize)"] + cells).joined(separator: "\t") + "\n")
+            } else {
+                console.out(
+                    name.padding(44) + "\(plan.header.size)".padding(12) + plan.scaleDescription.padding(6)
+                        + cells[0].padding(9) + cells[1].padding(11) + cells[2].padding(9) + cells[3] + "\n")
+            }
+        }
+        let peak = vitrine_peak_rss_kib()
+        if tsv {
+            console.out("total_median_ms\t\(Self.ms(totalMedian))\npeak_rss_kib\t\(peak)\n")
+        } else {
+            console.out("sum of medians: \(Self.ms(totalMedian)) ms\npeak RSS: \(Double(peak * 10 / 1024) / 10) MiB\n")
+        }
+        return failures == 0 ? 0 : 1
+    }
+
+    static func photoFiles(_ argument: String) -> [String] {
+        var status = stat()
+        guard stat(argument, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else { return [argument] }
+        guard let directory = opendir(argument) else { return [] }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if Library.isPhotoName(name) { names.append(name) }
+        }
+        return names.sorted { NaturalOrder.less($0, $1) }.map { "\(argument)/\($0)" }
+    }
+
+    static func now() -> Double { MonotonicClock.seconds() }
+
+    static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return 0 }
+        let middle = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+    }
+
+    static func ms(_ seconds: Double) -> String {
+        let tenths = Int((seconds * 10000).rounded())
+        return "\(tenths / 10).\(tenths % 10)"
+    }
+}

@@ -1,0 +1,93 @@
+import VitrineCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// The settings a command runs with and where they came from.
+struct ConfigContext {
+    var settings: Settings
+    /// The config file read, nil when none was found and defaults apply.
+    var path: String?
+
+    /// Where Vitrine looks for its config when `--config` is not given, in order.
+    static var searchPath: [String] {
+        var paths: [String] = []
+        if let environment = getenv("VITRINE_CONFIG") { paths.append(String(cString: environment)) }
+        paths += ["/etc/vitrine/vitrine.json", "Config/vitrine.json"]
+        return paths
+    }
+
+    static func load(explicit: String?) throws(ConfigError) -> ConfigContext {
+        if let explicit { return ConfigContext(settings: try Settings.load(path: explicit), path: explicit) }
+        for candidate in searchPath where FileBytes.exists(candidate) {
+            return ConfigContext(settings: try Settings.load(path: candidate), path: candidate)
+        }
+        return ConfigContext(settings: Settings(), path: nil)
+    }
+
+    /// The device table: `--devices`, else the config's `deviceTable`.
+    func deviceTable(explicit: String?) throws(ConfigError) -> DeviceTable {
+        if let explicit { return try DeviceTable.load(path: explicit) }
+        guard path != nil else {
+            let looked = Self.searchPath.joined(separator: ", ")
+            throw ConfigError(
+                file: "vitrine.json", line: nil, path: "",
+                message: "no config file found (looked for \(looked)); pass --config FILE or --devices FILE")
+        }
+        return try DeviceTable.load(path: settings.deviceTable)
+    }
+}
+
+/// Parsing of the option values several subcommands share.
+enum OptionValues {
+    static func size(_ parsed: ArgumentParser.Parsed, _ name: String, command: String) throws(UsageError) -> Size? {
+        guard let text = parsed.value(name) else { return nil }
+        guard let size = Size(parsing: text) else {
+            throw UsageError(command: command, message: "\(name) \(text): expected WIDTHxHEIGHT, e.g. 800x480")
+        }
+        return size
+    }
+
+    static func choice<Choice: RawRepresentable & CaseIterable>(
+        _ parsed: ArgumentParser.Parsed, _ name: String, as type: Choice.Type, command: String
+    ) throws(UsageError) -> Choice? where Choice.RawValue == String {
+        guard let text = parsed.value(name) else { return nil }
+        guard let choice = Choice(rawValue: text) else {
+            let allowed = Choice.allCases.map(\.rawValue).joined(separator: "|")
+            throw UsageError(command: command, message: "\(name) \(text): expected \(allowed)")
+        }
+        return choice
+    }
+
+    static func rotation(_ parsed: ArgumentParser.Parsed, command: String) throws(UsageError) -> Rotation? {
+        guard let text = parsed.value("--rotate") else { return nil }
+        guard let degrees = Int(text), let rotation = Rotation(rawValue: degrees) else {
+            throw UsageError(command: command, message: "--rotate \(text): expected 0, 90, 180 or 270")
+        }
+        return rotation
+    }
+
+    static func color(_ parsed: ArgumentParser.Parsed, command: String) throws(UsageError) -> RGBColor? {
+        guard let text = parsed.value("--background") else { return nil }
+        guard let color = RGBColor(parsing: text) else {
+            throw UsageError(command: command, message: "--background \(text): expected RRGGBB, e.g. 000000")
+        }
+        return color
+    }
+
+    static func number(
+        _ parsed: ArgumentParser.Parsed, _ name: String, in range: ClosedRange<Double>, command: String
+    ) throws(UsageError) -> Double? {
+        guard let text = parsed.value(name) else { return nil }
+        guard let value = Double(text), range.contains(value) else {
+            throw UsageError(
+                command: command,
+                message: "\(name) \(text): expected a number from \(ConfigObject.format(range.lowerBound)) "
+                    + "to \(ConfigObject.format(range.upperBound))")
+        }
+        return value
+    }
+}

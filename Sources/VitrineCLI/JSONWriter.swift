@@ -1,0 +1,42 @@
+/// Minimal JSON output for `--json` (keys in the given order, strings escaped per RFC 8259).
+enum JSONWriter {
+    enum Value {
+        case string(String)
+        case number(Int)
+        case bool(Bool)
+        case null
+        case object([(String, Value)])
+    }
+
+    static func write(_ value: Value, indent: String = "") -> String {
+        switch value {
+        case .string(let text): return quote(text)
+        case .number(let number): return String(number)
+        case .bool(let flag): return flag ? "true" : "false"
+        case .null: return "null"
+        case .object(let members):
+            if members.isEmpty { return "{}" }
+            let inner = indent + "  "
+            let body = members.map { "\(inner)\(quote($0.0)): \(write($0.1, indent: inner))" }
+            return "{\n" + body.joined(separator: ",\n") + "\n\(indent)}"
+        }
+    }
+
+    static func quote(_ text: String) -> String {
+        var result = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            case _ where scalar.value < 0x20:
+                let digits = Array("0123456789abcdef")
+                result += "\\u00" + String([digits[Int(scalar.value >> 4)], digits[Int(scalar.value & 15)]])
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result + "\""
+    }
+}

@@ -1,0 +1,95 @@
+import VitrineCore
+
+/// `vitrine probe --panel WxH`: which device profile a panel gets and what follows from it.
+struct ProbeCommand {
+    let console: Console
+
+    static let parser = ArgumentParser(
+        command: "probe",
+        synopsis: "--panel WxH [--connector TYPE] [--edid-name NAME] [--json]",
+        summary: """
+            Looks the panel up in the device table and prints the profile it matches (or the one derived for an
+            unknown panel): compose size, rotation, rendition size, fit and memory budget.
+            """,
+        options: [
+            .init(name: "--panel", value: "WxH", help: "the panel's native mode"),
+            .init(name: "--connector", value: "TYPE", help: "DRM connector type or name: DSI, DPI, HDMI-A, HDMI-A-1, eDP..."),
+            .init(name: "--edid-name", value: "NAME", help: "the monitor name from the panel's EDID"),
+            .init(name: "--json", value: nil, help: "print JSON"),
+            .init(name: "--devices", value: "FILE", help: "device table (default: the config's deviceTable)"),
+            .init(name: "--config", value: "FILE", help: "config file (default: see README)"),
+        ],
+        maximumArguments: 0)
+
+    func run(_ words: [String]) throws(UsageError) -> Int32 {
+        let parsed = try Self.parser.parse(words)
+        if parsed.has("--help") {
+            console.out(Self.parser.help)
+            return 0
+        }
+        guard let mode = try OptionValues.size(parsed, "--panel", command: "probe") else {
+            throw UsageError(
+                command: "probe", message: "missing --panel WxH (probing connected screens arrives with DRM support)")
+        }
+        let table: DeviceTable
+        do {
+            let context = try ConfigContext.load(explicit: parsed.value("--config"))
+            table = try context.deviceTable(explicit: parsed.value("--devices"))
+        } catch {
+            console.error("vitrine probe: \(error)\n")
+            return 1
+        }
+        let panel = PanelDescription(
+            connector: parsed.value("--connector"), mode: mode, edidName: parsed.value("--edid-name"))
+        let profile = table.profile(for: panel)
+        console.out(parsed.has("--json") ? json(panel, profile) + "\n" : text(panel, profile))
+        return 0
+    }
+
+    private func text(_ panel: PanelDescription, _ profile: DeviceProfile) -> String {
+        var connector = panel.connector.map { " on \($0)" } ?? ""
+        if let name = panel.edidName { connector += " (\(name))" }
+        var lines = [
+            ("panel", "\(panel.mode)\(connector)"),
+            ("profile", "\(profile.id): \(profile.name)\(profile.isDerived ? " (derived, not in the table)" : "")"),
+            (
+                "compose",
+                profile.composesBelowNative
+                    ? "\(profile.compose) (below the panel's native \(panel.mode); the panel scales it up)"
+                    : "\(profile.compose)"
+            ),
+            ("rotation", "\(profile.rotation.rawValue)"),
+            ("scanout", "\(profile.scanout)"),
+            ("rendition", "\(profile.rendition)"),
+            ("fit", profile.fit.rawValue),
+            ("budget", "\(profile.memoryBudgetMiB) MiB"),
+        ]
+        if let note = profile.note { lines.append(("note", note)) }
+        return lines.map { "\(($0.0 + ":").padding(11))\($0.1)" }.joined(separator: "\n") + "\n"
+    }
+
+    private func json(_ panel: PanelDescription, _ profile: DeviceProfile) -> String {
+        JSONWriter.write(
+            .object([
+                (
+                    "panel",
+                    .object([
+                        ("mode", .string(panel.mode.description)),
+                        ("connector", panel.connector.map { .string($0) } ?? .null),
+                        ("edidName", panel.edidName.map { .string($0) } ?? .null),
+                    ])
+                ),
+                ("profile", .string(profile.id)),
+                ("name", .string(profile.name)),
+                ("derived", .bool(profile.isDerived)),
+                ("compose", .string(profile.compose.description)),
+                ("composesBelowNative", .bool(profile.composesBelowNative)),
+                ("rotation", .number(profile.rotation.rawValue)),
+                ("scanout", .string(profile.scanout.description)),
+                ("rendition", .string(profile.rendition.description)),
+                ("fit", .string(profile.fit.rawValue)),
+                ("memoryBudgetMiB", .number(profile.memoryBudgetMiB)),
+                ("note", profile.note.map { .string($0) } ?? .null),
+            ]))
+    }
+}

@@ -1,0 +1,49 @@
+/// How Vitrine drives one kind of panel: which photos suit it, how to place them, and how much memory to spend.
+public struct DeviceProfile: Sendable, Equatable {
+    public var id: String
+    public var name: String
+    /// Connector types the profile applies to; empty means any.
+    public var connectors: [String]
+    /// The panel's native scanout mode the profile applies to.
+    public var mode: Size
+    public var edidName: String?
+    /// The logical canvas photos are composed on (after `rotation` it becomes the scanout size).
+    public var compose: Size
+    public var rotation: Rotation
+    /// The rendition size prepared for this panel (`NAME@WxH.jpg`).
+    public var rendition: Size
+    public var fit: Fit
+    public var memoryBudgetMiB: Int
+    public var note: String?
+    /// True for a profile derived by the fallback rule rather than read from the table.
+    public var isDerived: Bool
+
+    public init(
+        id: String, name: String, connectors: [String], mode: Size, edidName: String?, compose: Size,
+        rotation: Rotation, rendition: Size, fit: Fit, memoryBudgetMiB: Int, note: String?, isDerived: Bool = false
+    ) {
+        self.id = id
+        self.name = name
+        self.connectors = connectors
+        self.mode = mode
+        self.edidName = edidName
+        self.compose = compose
+        self.rotation = rotation
+        self.rendition = rendition
+        self.fit = fit
+        self.memoryBudgetMiB = memoryBudgetMiB
+        self.note = note
+        self.isDerived = isDerived
+    }
+
+    /// The size of each scanout buffer.
+    public var scanout: Size { rotation.scanoutSize(forCompose: compose) }
+
+    /// The least budget the player can run with: two scanout buffers plus one decoded frame.
+    public var minimumBudgetBytes: Int {
+        (scanout.xrgbByteCount ?? Int.max / 4) * 2 + (compose.xrgbByteCount ?? Int.max / 4)
+    }
+
+    /// True when the panel is driven below its native resolution (a 4K panel composed at 1080p on a small board).
+    public var composesBelowNative: Bool { scanout != mode }
+}

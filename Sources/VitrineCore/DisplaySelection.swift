@@ -1,0 +1,32 @@
+/// Which output the player drives (`display` in `vitrine.json`).
+public struct DisplaySelection: Sendable, Equatable {
+    public enum Backend: String, Sendable, CaseIterable {
+        /// DRM/KMS when a card with a connected output can be opened, else headless.
+        case auto
+        case drm
+        /// Frames go to memory and snapshot files; used by tests and `render`.
+        case headless
+    }
+
+    public var backend: Backend = .auto
+    /// A DRM device such as `/dev/dri/card0`; nil picks the first card with a connected output.
+    public var device: String?
+    /// A connector name such as `HDMI-A-1`; nil prefers an internal panel.
+    public var connector: String?
+    /// `WxH` or `WxH@Hz`; nil takes the panel's preferred mode.
+    public var mode: String?
+    /// The size Vitrine assumes when no panel can be asked (headless runs).
+    public var headlessSize = Size(width: 800, height: 480)
+
+    public init() {}
+
+    /// Whether `WxH` or `WxH@Hz` (refresh 1...500 Hz) is well formed.
+    public static func isValidMode(_ text: String) -> Bool {
+        let parts = text.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count <= 2, Size(parsing: parts[0]) != nil else { return false }
+        if parts.count == 2 {
+            guard let refresh = Double(parts[1]), (1...500).contains(refresh) else { return false }
+        }
+        return true
+    }
+}

@@ -1,0 +1,89 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// Reading files with plain POSIX calls: the player avoids Foundation, and reads must report errno.
+public enum FileBytes {
+    /// Files larger than this are refused before any allocation; no photo or config comes near it.
+    public static let maximumSize = 1 << 30
+
+    public static func read(_ path: String, limit: Int = maximumSize) throws(FileError) -> [UInt8] {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw FileError(path: path, operation: "open", errno: errno) }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw FileError(path: path, operation: "stat", errno: errno) }
+        guard status.st_mode & S_IFMT != S_IFDIR else { throw FileError(path: path, operation: "read", errno: EISDIR) }
+        let expected = Int(status.st_size)
+        guard expected <= limit else { throw FileError(path: path, operation: "read", errno: EFBIG) }
+        var bytes = [UInt8](repeating: 0, count: expected)
+        var filled = 0
+        while filled < expected {
+            let count = bytes.withUnsafeMutableBytes { buffer in
+                Glibc.read(descriptor, buffer.baseAddress.map { $0 + filled }, expected - filled)
+            }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw FileError(path: path, operation: "read", errno: errno)
+            }
+            if count == 0 { break }
+            filled += count
+        }
+        if filled < expected { bytes.removeLast(expected - filled) }
+        return bytes
+    }
+
+    public static func readText(_ path: String) throws(FileError) -> String {
+        String(decoding: try read(path, limit: 16 << 20), as: UTF8.self)
+    }
+
+    /// Writes through a temporary name and renames it into place, so a reader never sees half a file.
+    public static func writeAtomically(_ bytes: some Collection<UInt8>, to path: String) throws(FileError) {
+        let temporary = "\(path).tmp-\(getpid())"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw FileError(path: temporary, operation: "create", errno: errno) }
+        let contiguous = Array(bytes)
+        var written = 0
+        while written < contiguous.count {
+            let count = contiguous.withUnsafeBytes { buffer in
+                write(descriptor, buffer.baseAddress.map { $0 + written }, contiguous.count - written)
+            }
+            if count < 0 {
+                if errno == EINTR { continue }
+                let failure = errno
+                close(descriptor)
+                unlink(temporary)
+                throw FileError(path: path, operation: "write", errno: failure)
+            }
+            written += count
+        }
+        if close(descriptor) != 0 {
+            let failure = errno
+            unlink(temporary)
+            throw FileError(path: path, operation: "write", errno: failure)
+        }
+        if rename(temporary, path) != 0 {
+            let failure = errno
+            unlink(temporary)
+            throw FileError(path: path, operation: "rename into place", errno: failure)
+        }
+    }
+
+    /// The directory part of a path ("." when there is none).
+    public static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// `path` taken relative to `base` unless it is absolute.
+    public static func resolve(_ path: String, relativeTo base: String) -> String {
+        path.hasPrefix("/") ? path : (base == "." ? path : "\(base)/\(path)")
+    }
+
+    public static func exists(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0
+    }
+}

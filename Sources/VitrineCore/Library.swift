@@ -1,0 +1,118 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// A photo library folder: its subfolders are categories, photos directly in it form one more category.
+///
+/// Only names are read here (no photo is opened), so indexing a category stays cheap; nothing is cached, so an
+/// inactive category costs no memory.
+public struct Library: Sendable {
+    public var root: String
+
+    /// Subfolders nested deeper than this are not followed (a symlink loop must not hang the indexer).
+    static let maximumDepth = 8
+
+    public init(root: String) {
+        self.root = root.count > 1 && root.hasSuffix("/") ? String(root.dropLast()) : root
+    }
+
+    /// Whether a file name is a photo the library shows. Hidden files, partial downloads and editor backups are
+    /// skipped: they are either not the user's photos or not finished yet.
+    public static func isPhotoName(_ name: String) -> Bool {
+        if name.hasPrefix(".") || name.hasSuffix("~") { return false }
+        let lower = name.lowercased()
+        for partial in [".part", ".tmp", ".crdownload", ".partial", ".download"] where lower.hasSuffix(partial) {
+            return false
+        }
+        return lower.hasSuffix(".jpg") || lower.hasSuffix(".jpeg")
+    }
+
+    /// Splits `NAME@WxH.jpg` into `NAME` and the size; nil for a plain photo name.
+    public static func renditionParts(of fileName: String) -> (name: String, size: Size)? {
+        guard let dot = fileName.lastIndex(of: "."), let at = fileName[..<dot].lastIndex(of: "@") else { return nil }
+        let name = fileName[..<at]
+        guard !name.isEmpty, let size = Size(parsing: fileName[fileName.index(after: at)..<dot]) else { return nil }
+        return (String(name), size)
+    }
+
+    /// The categories, in natural order of their names, with the root category first when it holds photos.
+    public func categories() throws(FileError) -> [LibraryCategory] {
+        var found: [LibraryCategory] = []
+        var rootHasPhotos = false
+        for entry in try Self.list(root) {
+            if entry.isDirectory {
+                found.append(LibraryCategory(name: entry.name, path: "\(root)/\(entry.name)"))
+            } else if Self.isPhotoName(entry.name) {
+                rootHasPhotos = true
+            }
+        }
+        found.sort { NaturalOrder.less($0.name, $1.name) }
+        if rootHasPhotos { found.insert(LibraryCategory(name: "", path: root), at: 0) }
+        return found
+    }
+
+    /// The slides of one category, in natural order of their names. The root category holds only the root's own
+    /// files; any other category includes its nested folders.
+    public func slides(in category: LibraryCategory) throws(FileError) -> [Slide] {
+        var groups: [String: (original: String?, renditions: [Slide.Rendition])] = [:]
+        try collect(folder: category.path, prefix: "", depth: category.isRoot ? Self.maximumDepth : 0, into: &groups)
+        return groups.map { name, files in
+            Slide(id: SlideID(category: category.name, name: name), original: files.original,
+                renditions: files.renditions)
+        }.sorted { NaturalOrder.less($0.id.name, $1.id.name) }
+    }
+
+    private func collect(
+        folder: String, prefix: String, depth: Int,
+        into groups: inout [String: (original: String?, renditions: [Slide.Rendition])]
+    ) throws(FileError) {
+        for entry in try Self.list(folder) {
+            let path = "\(folder)/\(entry.name)"
+            if entry.isDirectory {
+                if depth < Self.maximumDepth {
+                    try collect(folder: path, prefix: "\(prefix)\(entry.name)/", depth: depth + 1, into: &groups)
+                }
+                continue
+            }
+            guard Self.isPhotoName(entry.name) else { continue }
+            if let parts = Self.renditionParts(of: entry.name) {
+                groups["\(prefix)\(parts.name)", default: (nil, [])].renditions.append(
+                    Slide.Rendition(path: path, size: parts.size))
+            } else {
+                let stem = entry.name[..<(entry.name.lastIndex(of: ".") ?? entry.name.endIndex)]
+                let key = "\(prefix)\(stem)"
+                // Two originals with one stem (`a.jpg` and `a.jpeg`): keep the first in natural order, stably.
+                if let existing = groups[key]?.original, NaturalOrder.less(existing, path) { continue }
+                groups[key, default: (nil, [])].original = path
+            }
+        }
+    }
+
+    struct Entry {
+        var name: String
+        var isDirectory: Bool
+    }
+
+    /// The visible entries of a folder. Hidden entries are skipped here so hidden folders (`.sync`, `.Trash`) are
+    /// never indexed.
+    static func list(_ folder: String) throws(FileError) -> [Entry] {
+        guard let directory = opendir(folder) else { throw FileError(path: folder, operation: "open folder", errno: errno) }
+        defer { closedir(directory) }
+        var entries: [Entry] = []
+        while let pointer = readdir(directory) {
+            let name = withUnsafeBytes(of: pointer.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name.hasPrefix(".") { continue }
+            var isDirectory = pointer.pointee.d_type == UInt8(DT_DIR)
+            if pointer.pointee.d_type == UInt8(DT_UNKNOWN) || pointer.pointee.d_type == UInt8(DT_LNK) {
+                var status = stat()
+                if stat("\(folder)/\(name)", &status) == 0 { isDirectory = status.st_mode & S_IFMT == S_IFDIR }
+            }
+            entries.append(Entry(name: name, isDirectory: isDirectory))
+        }
+        return entries
+    }
+}

@@ -1,0 +1,104 @@
+/// Player settings (`Config/vitrine.json`). Every key is optional; relative paths are taken from the config file's
+/// folder, so a checkout's `Config/vitrine.json` finds the sample library beside it.
+public struct Settings: Sendable, Equatable {
+    public var library = "sample-library"
+    public var deviceTable = "devices.json"
+    /// Seconds each slide stays on screen.
+    public var interval: Double = 10
+    public var order = PlaybackOrder.name
+    /// Overrides the device profile's fit when set.
+    public var fit: Fit?
+    public var background = RGBColor.black
+    public var startCategory: String?
+    /// Seconds the show holds after a touch or key before it moves on by itself.
+    public var pauseOnInput: Double = 30
+    /// Overrides the device profile's memory budget when set.
+    public var memoryBudgetMiB: Int?
+    /// Photos above this many megapixels are refused before anything is allocated for them.
+    public var maxMegapixels: Double = 100
+    public var display = DisplaySelection()
+    /// Control socket path; nil means `$XDG_RUNTIME_DIR/vitrine.sock`, else `/run/vitrine/vitrine.sock`.
+    public var controlSocket: String?
+    public var keys = KeyMap.defaults
+
+    public init() {}
+
+    public static let keyNames = [
+        "library", "deviceTable", "interval", "order", "fit", "background", "startCategory", "pauseOnInput",
+        "memoryBudgetMiB", "maxMegapixels", "display", "controlSocket", "keys",
+    ]
+
+    /// Loads a config file and resolves its relative paths against the file's folder.
+    public static func load(path: String) throws(ConfigError) -> Settings {
+        let text: String
+        do {
+            text = try FileBytes.readText(path)
+        } catch {
+            throw ConfigError(file: path, line: nil, path: "", message: "cannot read: \(error.reason)")
+        }
+        var settings = try parse(text, file: path)
+        let base = FileBytes.directory(of: path)
+        settings.library = FileBytes.resolve(settings.library, relativeTo: base)
+        settings.deviceTable = FileBytes.resolve(settings.deviceTable, relativeTo: base)
+        settings.controlSocket = settings.controlSocket.map { FileBytes.resolve($0, relativeTo: base) }
+        return settings
+    }
+
+    public static func parse(_ text: String, file: String) throws(ConfigError) -> Settings {
+        let root: JSONValue
+        do {
+            root = try JSONParser.parse(text)
+        } catch {
+            throw ConfigError(file: file, line: error.line, path: "", message: "invalid JSON: \(error.message)")
+        }
+        let object = try ConfigObject(root, file: file, path: "")
+        try object.rejectUnknownKeys(allowed: keyNames)
+        var settings = Settings()
+        if let library = try object.string("library") {
+            guard !library.isEmpty else { throw object.failure("library", "must not be empty") }
+            settings.library = library
+        }
+        if let table = try object.string("deviceTable") {
+            guard !table.isEmpty else { throw object.failure("deviceTable", "must not be empty") }
+            settings.deviceTable = table
+        }
+        settings.interval = try object.number("interval", in: 1...86400) ?? settings.interval
+        settings.order = try object.choice("order", as: PlaybackOrder.self) ?? settings.order
+        settings.fit = try object.choice("fit", as: Fit.self)
+        if let background = try object.string("background") {
+            guard let color = RGBColor(parsing: background) else {
+                throw object.failure("background", "\"\(background)\" is not a colour (expected RRGGBB, e.g. 000000)")
+            }
+            settings.background = color
+        }
+        settings.startCategory = try object.string("startCategory")
+        settings.pauseOnInput = try object.number("pauseOnInput", in: 0...86400) ?? settings.pauseOnInput
+        settings.memoryBudgetMiB = try object.integer("memoryBudgetMiB", in: 8...65536)
+        settings.maxMegapixels = try object.number("maxMegapixels", in: 0.01...1000) ?? settings.maxMegapixels
+        if let display = try object.object("display") {
+            settings.display = try parseDisplay(display)
+        }
+        settings.controlSocket = try object.string("controlSocket")
+        if let keys = try object.object("keys") {
+            settings.keys = try KeyMap.parse(keys)
+        }
+        return settings
+    }
+
+    private static func parseDisplay(_ object: ConfigObject) throws(ConfigError) -> DisplaySelection {
+        try object.rejectUnknownKeys(allowed: ["backend", "device", "connector", "mode", "headlessSize"])
+        var display = DisplaySelection()
+        display.backend = try object.choice("backend", as: DisplaySelection.Backend.self) ?? .auto
+        display.device = try object.string("device")
+        if let device = display.device, !device.hasPrefix("/dev/") {
+            throw object.failure("device", "\"\(device)\" is not a device path (expected e.g. /dev/dri/card0)")
+        }
+        display.connector = try object.string("connector")
+        display.mode = try object.string("mode")
+        if let mode = display.mode, !DisplaySelection.isValidMode(mode) {
+            throw object.failure("mode", "\"\(mode)\" is not a mode (expected WxH or WxH@Hz, e.g. 1920x1080@60)")
+        }
+        display.headlessSize = try object.size("headlessSize") ?? display.headlessSize
+        return display
+    }
+}

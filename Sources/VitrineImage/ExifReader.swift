@@ -1,0 +1,76 @@
+import VitrineCore
+
+/// Reads the two EXIF fields Vitrine uses from an APP1 `Exif` payload: orientation and capture date.
+///
+/// Every offset in a TIFF structure comes from the file, so each is checked against the payload before use; a
+/// malformed block yields what could be read (orientation defaults to upright), never a crash.
+public enum ExifReader {
+    public struct Fields: Equatable, Sendable {
+        public var orientation: Orientation?
+        /// `DateTimeOriginal` as written, `YYYY:MM:DD HH:MM:SS`.
+        public var dateTimeOriginal: String?
+    }
+
+    /// Cameras write a few dozen entries per IFD; more than this is a corrupt or hostile count.
+    static let maximumEntries = 1024
+
+    /// `payload` is the APP1 segment body after the length field, starting with `Exif\0\0`.
+    public static func read(_ payload: ArraySlice<UInt8>) -> Fields {
+        var fields = Fields()
+        let exifHeader: [UInt8] = [0x45, 0x78, 0x69, 0x66, 0, 0]
+        guard payload.count >= 14, payload.prefix(6).elementsEqual(exifHeader) else { return fields }
+        let tiff = Array(payload.dropFirst(6))
+        let little: Bool
+        switch (tiff[0], tiff[1]) {
+        case (0x49, 0x49): little = true
+        case (0x4D, 0x4D): little = false
+        default: return fields
+        }
+        func u16(_ offset: Int) -> Int? {
+            guard offset >= 0, offset + 2 <= tiff.count else { return nil }
+            let a = Int(tiff[offset])
+            let b = Int(tiff[offset + 1])
+            return little ? a | b << 8 : a << 8 | b
+        }
+        func u32(_ offset: Int) -> Int? {
+            guard let first = u16(offset), let second = u16(offset + 2) else { return nil }
+            return little ? first | second << 16 : first << 16 | second
+        }
+        guard u16(2) == 42, let ifd0 = u32(4) else { return fields }
+
+        func entries(at offset: Int) -> [(tag: Int, type: Int, count: Int, valueOffset: Int)] {
+            guard let count = u16(offset), count <= maximumEntries else { return [] }
+            var result: [(Int, Int, Int, Int)] = []
+            for index in 0..<count {
+                let entry = offset + 2 + index * 12
+                guard let tag = u16(entry), let type = u16(entry + 2), let count = u32(entry + 4) else { break }
+                result.append((tag, type, count, entry + 8))
+            }
+            return result
+        }
+
+        var exifIFD: Int?
+        for entry in entries(at: ifd0) {
+            switch entry.tag {
+            case 0x0112 where entry.type == 3 && entry.count >= 1:
+                fields.orientation = u16(entry.valueOffset).flatMap { Orientation(rawValue: $0) }
+            case 0x8769 where entry.type == 4 || entry.type == 13:
+                exifIFD = u32(entry.valueOffset)
+            default:
+                break
+            }
+        }
+        if let exifIFD, exifIFD != ifd0 {
+            for entry in entries(at: exifIFD) where entry.tag == 0x9003 && entry.type == 2 && entry.count >= 19 {
+                guard let start = entry.count > 4 ? u32(entry.valueOffset) : entry.valueOffset,
+                    start >= 0, start + 19 <= tiff.count
+                else { continue }
+                let text = String(decoding: tiff[start..<start + 19], as: UTF8.self)
+                if text.utf8.allSatisfy({ (0x20..<0x7F).contains($0) }), text != "0000:00:00 00:00:00" {
+                    fields.dateTimeOriginal = text
+                }
+            }
+        }
+        return fields
+    }
+}

@@ -1,0 +1,43 @@
+import VitrineCore
+
+/// A photo that cannot be shown, naming the file and why, on one line.
+public struct ImageError: Error, Equatable, Sendable, CustomStringConvertible {
+    public enum Reason: Equatable, Sendable {
+        case unreadable(FileError)
+        case empty
+        /// The bytes are not JPEG; the associated text says what they look like instead.
+        case notJPEG(String)
+        case malformed(String)
+        case unsupported(String)
+        case tooManyPixels(Size, limitMegapixels: Double)
+        case overBudget(MemoryBudget.Exceeded)
+        /// libjpeg-turbo's own message: corrupt or truncated entropy data, including its warnings.
+        case decodeFailed(String)
+    }
+
+    public var file: String
+    public var reason: Reason
+
+    public init(file: String, reason: Reason) {
+        self.file = file
+        self.reason = reason
+    }
+
+    public var reasonText: String {
+        switch reason {
+        case .unreadable(let error): return "cannot \(error.operation): \(error.reason)"
+        case .empty: return "empty file (0 bytes)"
+        case .notJPEG(let what): return "not a JPEG file (\(what))"
+        case .malformed(let what): return "malformed JPEG: \(what)"
+        case .unsupported(let what): return "unsupported JPEG: \(what)"
+        case .tooManyPixels(let size, let limit):
+            let megapixels = Double(Int(Double(size.pixelCount) / 100_000)) / 10
+            return "\(size) is \(megapixels) megapixels, above the limit of \(ConfigObject.format(limit)) "
+                + "(maxMegapixels); refused before decoding"
+        case .overBudget(let exceeded): return "refused: \(exceeded)"
+        case .decodeFailed(let message): return "cannot decode: \(message)"
+        }
+    }
+
+    public var description: String { "\(file): \(reasonText)" }
+}

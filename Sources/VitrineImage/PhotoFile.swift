@@ -1,0 +1,70 @@
+import VitrineCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// An open photo file. Reads are positioned (`pread`), so the header can be read segment by segment without
+/// loading the file.
+struct PhotoFile: ~Copyable {
+    let path: String
+    let descriptor: Int32
+    let byteCount: Int
+
+    init(path: String) throws(ImageError) {
+        self.path = path
+        descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw ImageError(file: path, reason: .unreadable(FileError(path: path, operation: "open", errno: errno)))
+        }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            let failure = errno
+            close(descriptor)
+            throw ImageError(file: path, reason: .unreadable(FileError(path: path, operation: "stat", errno: failure)))
+        }
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            close(descriptor)
+            throw ImageError(
+                file: path, reason: .unreadable(FileError(path: path, operation: "read a regular file", errno: EISDIR)))
+        }
+        byteCount = Int(status.st_size)
+    }
+
+    deinit { close(descriptor) }
+
+    /// Up to `count` bytes from `offset`; fewer at the end of the file.
+    func read(offset: Int, count: Int) throws(ImageError) -> [UInt8] {
+        let available = max(0, min(count, byteCount - offset))
+        guard available > 0 else { return [] }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: available, alignment: 1)
+        defer { buffer.deallocate() }
+        let filled = try readFully(into: buffer, offset: offset)
+        return Array(buffer.prefix(filled))
+    }
+
+    /// Fills `buffer` from `offset`, returning how many bytes the file had.
+    func readFully(into buffer: UnsafeMutableRawBufferPointer, offset: Int) throws(ImageError) -> Int {
+        var filled = 0
+        while filled < buffer.count {
+            guard let base = buffer.baseAddress else { break }
+            let count = pread(descriptor, base + filled, buffer.count - filled, off_t(offset + filled))
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw ImageError(
+                    file: path, reason: .unreadable(FileError(path: path, operation: "read", errno: errno)))
+            }
+            if count == 0 { break }
+            filled += count
+        }
+        return filled
+    }
+
+    func header() throws(ImageError) -> JPEGHeader {
+        try JPEGHeader.parse(file: path) { (offset, count) throws(ImageError) -> [UInt8] in
+            try read(offset: offset, count: count)
+        }
+    }
+}

@@ -1,0 +1,24 @@
+import VitrineCore
+
+/// How a photo becomes a panel frame.
+public struct RenderOptions: Sendable, Equatable {
+    /// The canvas the photo is composed on (the profile's compose size).
+    public var canvas: Size
+    public var fit: Fit
+    public var rotation: Rotation
+    public var background: RGBColor
+    public var maxMegapixels: Double
+    public var filter: ResamplingFilter
+
+    public init(
+        canvas: Size, fit: Fit = .contain, rotation: Rotation = .none, background: RGBColor = .black,
+        maxMegapixels: Double = 100, filter: ResamplingFilter = .cubic
+    ) {
+        self.canvas = canvas
+        self.fit = fit
+        self.rotation = rotation
+        self.background = background
+        self.maxMegapixels = maxMegapixels
+        self.filter = filter
+    }
+}

@@ -1,0 +1,3 @@
+import VitrineCLI
+
+VitrineCommand.exit(with: VitrineCommand.run(arguments: Array(CommandLine.arguments.dropFirst())))
