@@ -15,6 +15,11 @@ let package = Package(
             providers: [.apt(["libturbojpeg0-dev"])]
         ),
         .systemLibrary(
+            name: "CJPEG",
+            pkgConfig: "libjpeg",
+            providers: [.apt(["libjpeg62-turbo-dev"])]
+        ),
+        .systemLibrary(
             name: "CZlib",
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
@@ -23,7 +28,7 @@ let package = Package(
         .target(name: "VitrineCore", swiftSettings: strict),
         .target(
             name: "VitrineImage",
-            dependencies: ["VitrineCore", "CTurboJPEG", "CZlib"],
+            dependencies: ["VitrineCore", "CJPEG", "CZlib"],
             swiftSettings: strict
         ),
         .target(
@@ -32,15 +37,21 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(name: "vitrine", dependencies: ["VitrineCLI"], swiftSettings: strict),
-        .testTarget(name: "VitrineCoreTests", dependencies: ["VitrineCore"], swiftSettings: strict),
+        .target(
+            name: "VitrineTestSupport",
+            dependencies: ["VitrineCore", "CTurboJPEG"],
+            path: "Tests/VitrineTestSupport",
+            swiftSettings: strict
+        ),
+        .testTarget(name: "VitrineCoreTests", dependencies: ["VitrineCore", "VitrineTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "VitrineImageTests",
-            dependencies: ["VitrineImage", "VitrineCore", "CTurboJPEG"],
+            dependencies: ["VitrineImage", "VitrineCore", "VitrineTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "VitrineCLITests",
-            dependencies: ["VitrineCLI", "VitrineCore", "VitrineImage"],
+            dependencies: ["VitrineCLI", "VitrineCore", "VitrineImage", "VitrineTestSupport"],
             swiftSettings: strict
         ),
     ],

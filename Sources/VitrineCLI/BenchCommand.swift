@@ -62,9 +62,11 @@ struct BenchCommand {
         if tsv {
             console.out("file\twidth\theight\tscale\tdecoded\tmin_ms\tmedian_ms\tmax_ms\tdecode_median_ms\n")
         } else {
-            console.out("vitrine bench: \(files.count) photo(s) to \(panel) \(options.fit.rawValue), \(runs) run(s) each\n")
-            console.out("photo".padding(44) + "size".padding(12) + "scale".padding(6) + "min ms".padding(9)
-                + "median ms".padding(11) + "max ms".padding(9) + "of it decoding\n")
+            console.out(
+                "vitrine bench: \(files.count) photo(s) to \(panel) \(options.fit.rawValue), \(runs) run(s) each\n")
+            console.out(
+                "photo".padding(44) + "size".padding(12) + "scale".padding(6) + "min ms".padding(9)
+                    + "median ms".padding(11) + "max ms".padding(9) + "of it decoding\n")
         }
         var totalMedian = 0.0
         var failures = 0
@@ -95,8 +97,10 @@ struct BenchCommand {
             ]
             if tsv {
                 console.out(
-                    ([name, "\(plan.header.size.width)", "\(plan.header.size.height)", plan.scaleDescription,
-                        "\(plan.decodedSize)"] + cells).joined(separator: "\t") + "\n")
+                    ([
+                        name, "\(plan.header.size.width)", "\(plan.header.size.height)", plan.scaleDescription,
+                        "\(plan.decodedSize)",
+                    ] + cells).joined(separator: "\t") + "\n")
             } else {
                 console.out(
                     name.padding(44) + "\(plan.header.size)".padding(12) + plan.scaleDescription.padding(6)

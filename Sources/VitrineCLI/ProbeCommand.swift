@@ -13,7 +13,9 @@ struct ProbeCommand {
             """,
         options: [
             .init(name: "--panel", value: "WxH", help: "the panel's native mode"),
-            .init(name: "--connector", value: "TYPE", help: "DRM connector type or name: DSI, DPI, HDMI-A, HDMI-A-1, eDP..."),
+            .init(
+                name: "--connector", value: "TYPE",
+                help: "DRM connector type or name: DSI, DPI, HDMI-A, HDMI-A-1, eDP..."),
             .init(name: "--edid-name", value: "NAME", help: "the monitor name from the panel's EDID"),
             .init(name: "--json", value: nil, help: "print JSON"),
             .init(name: "--devices", value: "FILE", help: "device table (default: the config's deviceTable)"),

@@ -53,7 +53,8 @@ struct RenderCommand {
         let rotation = try OptionValues.rotation(parsed, command: command) ?? .none
         var options = RenderOptions(canvas: rotation.swapsAxes ? panel.transposed : panel)
         options.rotation = rotation
-        options.fit = try OptionValues.choice(parsed, "--fit", as: Fit.self, command: command) ?? settings.fit ?? .contain
+        options.fit =
+            try OptionValues.choice(parsed, "--fit", as: Fit.self, command: command) ?? settings.fit ?? .contain
         options.background = try OptionValues.color(parsed, command: command) ?? settings.background
         options.maxMegapixels =
             try OptionValues.number(parsed, "--max-megapixels", in: 0.01...1000, command: command)
@@ -92,7 +93,8 @@ struct RenderCommand {
                 }
             }
         }
-        console.out("\(written) frame(s) of \(panel) written to \(directory)\(failures > 0 ? ", \(failures) failed" : "")\n")
+        console.out(
+            "\(written) frame(s) of \(panel) written to \(directory)\(failures > 0 ? ", \(failures) failed" : "")\n")
         return failures == 0 && written > 0 ? 0 : 1
     }
 

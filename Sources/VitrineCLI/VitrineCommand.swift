@@ -22,7 +22,9 @@ public enum VitrineCommand {
             "subcommands:",
         ]
         for command in subcommands { lines.append("  \(command.name.padding(8))\(command.summary)") }
-        lines += ["", "Run 'vitrine SUBCOMMAND --help' for a subcommand's options; 'vitrine --version' for the version."]
+        lines += [
+            "", "Run 'vitrine SUBCOMMAND --help' for a subcommand's options; 'vitrine --version' for the version.",
+        ]
         return lines.joined(separator: "\n") + "\n"
     }
 

@@ -47,7 +47,8 @@ public struct ConfigObject: Sendable {
 
     private func typeError(_ key: String, _ found: JSONValue, expected: String) -> ConfigError {
         ConfigError(
-            file: file, line: found.line, path: childPath(key), message: "expected \(expected), found \(found.typeName)")
+            file: file, line: found.line, path: childPath(key), message: "expected \(expected), found \(found.typeName)"
+        )
     }
 
     public func string(_ key: String, required: Bool = false) throws(ConfigError) -> String? {

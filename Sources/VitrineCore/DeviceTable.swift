@@ -61,7 +61,8 @@ public struct DeviceTable: Sendable {
     {
         let unnamed = try ConfigObject(entry, file: file, path: "profiles[\(index)]")
         let id = try unnamed.requiredString("id")
-        guard !id.isEmpty, id.utf8.allSatisfy({ (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D })
+        guard !id.isEmpty,
+            id.utf8.allSatisfy({ (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D })
         else {
             throw unnamed.failure("id", "\"\(id)\" is not a valid id (expected lowercase letters, digits and '-')")
         }
@@ -91,7 +92,8 @@ public struct DeviceTable: Sendable {
         guard scanout.width * mode.height == scanout.height * mode.width else {
             let hint = rotation.swapsAxes ? "" : " (a portrait canvas on a landscape mode needs rotation 90 or 270)"
             throw object.failure(
-                "compose", "\(compose) rotated by \(degrees) is \(scanout), which has not the shape of mode \(mode)\(hint)")
+                "compose",
+                "\(compose) rotated by \(degrees) is \(scanout), which has not the shape of mode \(mode)\(hint)")
         }
         guard scanout.width <= mode.width else {
             throw object.failure("compose", "\(compose) is larger than the panel mode \(mode)")

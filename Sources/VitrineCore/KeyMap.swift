@@ -61,7 +61,8 @@ public struct KeyMap: Sendable, Equatable {
             for key in map.bindings[action] ?? [] {
                 if let other = owner[key], other != action {
                     throw object.failure(
-                        action.rawValue, "key \"\(key)\" is bound to both \"\(other.rawValue)\" and \"\(action.rawValue)\"")
+                        action.rawValue,
+                        "key \"\(key)\" is bound to both \"\(other.rawValue)\" and \"\(action.rawValue)\"")
                 }
                 owner[key] = action
             }

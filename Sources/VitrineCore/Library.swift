@@ -59,7 +59,8 @@ public struct Library: Sendable {
         var groups: [String: (original: String?, renditions: [Slide.Rendition])] = [:]
         try collect(folder: category.path, prefix: "", depth: category.isRoot ? Self.maximumDepth : 0, into: &groups)
         return groups.map { name, files in
-            Slide(id: SlideID(category: category.name, name: name), original: files.original,
+            Slide(
+                id: SlideID(category: category.name, name: name), original: files.original,
                 renditions: files.renditions)
         }.sorted { NaturalOrder.less($0.id.name, $1.id.name) }
     }
@@ -98,7 +99,9 @@ public struct Library: Sendable {
     /// The visible entries of a folder. Hidden entries are skipped here so hidden folders (`.sync`, `.Trash`) are
     /// never indexed.
     static func list(_ folder: String) throws(FileError) -> [Entry] {
-        guard let directory = opendir(folder) else { throw FileError(path: folder, operation: "open folder", errno: errno) }
+        guard let directory = opendir(folder) else {
+            throw FileError(path: folder, operation: "open folder", errno: errno)
+        }
         defer { closedir(directory) }
         var entries: [Entry] = []
         while let pointer = readdir(directory) {

@@ -5,6 +5,11 @@ public struct RenditionPicker: Sendable {
         public var path: String
         /// The upright size of the chosen file, when known.
         public var size: Size?
+
+        public init(path: String, size: Size?) {
+            self.path = path
+            self.size = size
+        }
     }
 
     public var canvas: Size

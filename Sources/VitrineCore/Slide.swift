@@ -4,6 +4,11 @@ public struct Slide: Sendable, Equatable {
         public var path: String
         /// The pixel size in the file name (renditions are stored upright, orientation applied).
         public var size: Size
+
+        public init(path: String, size: Size) {
+            self.path = path
+            self.size = size
+        }
     }
 
     public var id: SlideID

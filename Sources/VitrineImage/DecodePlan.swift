@@ -5,7 +5,7 @@ import VitrineCore
 public struct DecodePlan: Sendable, Equatable {
     public var header: JPEGHeader
     public var placement: Placement
-    /// libjpeg-turbo's reduction, `numerator/8`.
+    /// libjpeg-turbo's inverse-DCT reduction, `numerator/8`.
     public var scaleNumerator: Int
     public var scaleDenominator: Int
     /// The size libjpeg-turbo decodes to (stored orientation).
@@ -14,20 +14,30 @@ public struct DecodePlan: Sendable, Equatable {
     public var decodedWindow: Placement.Window
     /// The resampler's output size (stored orientation; the placement's destination after undoing orientation).
     public var outputSize: Size
-    public var fileBytes: Int
-    public var decodedBytes: Int
+    /// The ring of decoded rows between the decoding and the resampling thread.
+    public var rowBufferBytes: Int
+    /// The resampler's float rows and filter tables.
+    public var resamplerBytes: Int
     public var decoderWorkspaceBytes: Int
 
-    /// The memory the decode itself needs (the frame is charged on its own).
-    public var decodeBytes: Int { fileBytes + decodedBytes + decoderWorkspaceBytes }
+    /// Rows held between the decoding and the resampling thread; more only smooths out their pace.
+    static let pipeRows = 32
 
-    public var scaleDescription: String { "\(scaleNumerator)/\(scaleDenominator)" }
+    /// The memory the decode itself needs (the frame is charged on its own).
+    public var decodeBytes: Int { rowBufferBytes + resamplerBytes + decoderWorkspaceBytes }
+
+    /// The reduction as a fraction in lowest terms (`1/2`, `3/8`), as tjbench's `-scale` takes it.
+    public var scaleDescription: String {
+        var (a, b) = (scaleNumerator, scaleDenominator)
+        while b != 0 { (a, b) = (b, a % b) }
+        return "\(scaleNumerator / max(a, 1))/\(scaleDenominator / max(a, 1))"
+    }
 
     /// Chooses the smallest DCT reduction whose output still has at least as many pixels as the box the photo fills,
     /// in both directions. libjpeg-turbo's scaled inverse DCT is itself a proper low-pass reduction, so rounding up
     /// to the next eighth is all the headroom the final filter needs; libvips' habit of decoding at twice the target
     /// would double or quadruple the decode cost for no visible gain at panel sizes.
-    public static func make(header: JPEGHeader, fileBytes: Int, options: RenderOptions) -> DecodePlan {
+    public static func make(header: JPEGHeader, options: RenderOptions) -> DecodePlan {
         let placement = Placement.compute(photo: header.displayedSize, canvas: options.canvas, fit: options.fit)
         let mapping = header.orientation.mapping
         let displayed = header.displayedSize
@@ -40,10 +50,8 @@ public struct DecodePlan: Sendable, Equatable {
             output = output.transposed
         }
         let needed = max(Double(output.width) / window.width, Double(output.height) / window.height)
-        let factor =
-            TurboJPEGDecompressor.reductions.first { $0.value >= needed - 1e-9 }
-            ?? TurboJPEGDecompressor.ScaleFactor(numerator: 1, denominator: 1)
-        let decoded = TurboJPEGDecompressor.scaled(header.size, by: factor)
+        let numerator = (1...8).first { Double($0) / 8 >= needed - 1e-9 } ?? 8
+        let decoded = scaled(header.size, numerator: numerator)
         let ratioX = Double(decoded.width) / Double(header.size.width)
         let ratioY = Double(decoded.height) / Double(header.size.height)
         let decodedWindow = Placement.Window(
@@ -51,9 +59,16 @@ public struct DecodePlan: Sendable, Equatable {
             width: min(Double(decoded.width), window.width * ratioX),
             height: min(Double(decoded.height), window.height * ratioY))
         return DecodePlan(
-            header: header, placement: placement, scaleNumerator: factor.numerator,
-            scaleDenominator: factor.denominator, decodedSize: decoded, decodedWindow: decodedWindow,
-            outputSize: output, fileBytes: fileBytes, decodedBytes: decoded.xrgbByteCount ?? Int.max / 4,
+            header: header, placement: placement, scaleNumerator: numerator, scaleDenominator: 8,
+            decodedSize: decoded, decodedWindow: decodedWindow, outputSize: output,
+            rowBufferBytes: RowPipe.byteCount(rowBytes: decoded.width * 4, capacity: pipeRows),
+            resamplerBytes: Resampler.workspaceBytes(
+                sourceWidth: decoded.width, window: decodedWindow, outputSize: output, filter: options.filter),
             decoderWorkspaceBytes: header.decoderWorkspaceBytes)
+    }
+
+    /// libjpeg's output size at `numerator`/8: each side rounded up (`jdiv_round_up`).
+    static func scaled(_ size: Size, numerator: Int) -> Size {
+        Size(width: (size.width * numerator + 7) / 8, height: (size.height * numerator + 7) / 8)
     }
 }

@@ -4,9 +4,7 @@ import VitrineCore
 /// every buffer charged to the memory budget before it is allocated. One renderer per thread.
 public final class FrameRenderer {
     public let budget: MemoryBudget
-    private let decompressor = TurboJPEGDecompressor()
-
-    /// Seconds the last render spent reading and decoding, and resampling and composing (for `vitrine bench`).
+    /// Seconds the last render spent decoding and resampling (overlapped), for `vitrine bench`.
     public private(set) var lastTimings: (decode: Double, compose: Double) = (0, 0)
 
     public init(budget: MemoryBudget) {
@@ -27,9 +25,10 @@ public final class FrameRenderer {
     private func plan(file: borrowing PhotoFile, options: RenderOptions) throws(ImageError) -> DecodePlan {
         let header = try file.header()
         guard Double(header.size.pixelCount) <= options.maxMegapixels * 1_000_000 else {
-            throw ImageError(file: file.path, reason: .tooManyPixels(header.size, limitMegapixels: options.maxMegapixels))
+            throw ImageError(
+                file: file.path, reason: .tooManyPixels(header.size, limitMegapixels: options.maxMegapixels))
         }
-        return DecodePlan.make(header: header, fileBytes: file.byteCount, options: options)
+        return DecodePlan.make(header: header, options: options)
     }
 
     /// Renders a photo into a new frame of the scanout size. Nothing is allocated before the pixel cap and the
@@ -40,9 +39,9 @@ public final class FrameRenderer {
         let scanout = options.rotation.scanoutSize(forCompose: options.canvas)
         let budget = self.budget
         let decodePurpose =
-            "decoding \(plan.header.size) at \(plan.scaleDescription) (file \(MemoryBudget.format(plan.fileBytes)), "
-            + "\(plan.decodedSize) pixels \(MemoryBudget.format(plan.decodedBytes)), decoder "
-            + "\(MemoryBudget.format(plan.decoderWorkspaceBytes)))"
+            "decoding \(plan.header.size) at \(plan.scaleDescription) (libjpeg "
+            + "\(MemoryBudget.format(plan.decoderWorkspaceBytes))\(plan.header.process == .progressive ? ", progressive" : ""), "
+            + "rows and resampling \(MemoryBudget.format(plan.rowBufferBytes + plan.resamplerBytes)))"
         func overBudget(_ error: MemoryBudget.Exceeded) -> ImageError {
             ImageError(file: path, reason: .overBudget(error))
         }
@@ -58,40 +57,68 @@ public final class FrameRenderer {
         return (frame, plan)
     }
 
+    /// Decodes on this thread and resamples on a second one, row by row through a small ring: the two overlap on
+    /// two cores, and no decoded image is ever held whole.
     private func decodeAndCompose(
         file: borrowing PhotoFile, plan: DecodePlan, options: RenderOptions, into frame: Frame
     ) throws(ImageError) {
         let started = MonotonicClock.seconds()
-        let decoded = UnsafeMutablePointer<UInt8>.allocate(capacity: plan.decodedBytes)
-        defer { decoded.deallocate() }
-        do {
-            let jpeg = UnsafeMutableRawBufferPointer.allocate(byteCount: plan.fileBytes, alignment: 16)
-            defer { jpeg.deallocate() }
-            let length = try file.readFully(into: jpeg, offset: 0)
-            let layout: TurboJPEGDecompressor.PixelLayout =
-                plan.header.colorModel == .cmyk || plan.header.colorModel == .ycck ? .cmyk : .bgrx
-            if let message = decompressor.decode(
-                UnsafeRawBufferPointer(rebasing: jpeg[0..<length]), scaledSize: plan.decodedSize, layout: layout,
-                into: decoded)
-            {
-                throw ImageError(file: file.path, reason: .decodeFailed(message))
-            }
-            if layout == .cmyk {
-                ColorConversion.cmykToBGRX(
-                    decoded, pixelCount: plan.decodedSize.pixelCount, inverted: plan.header.adobeTransform != nil)
-            }
+        let cmyk = plan.header.colorModel == .cmyk || plan.header.colorModel == .ycck
+        let decompressor = JPEGDecompressor()
+        if let message = decompressor.start(
+            descriptor: file.descriptor, scaleNumerator: plan.scaleNumerator, cmyk: cmyk)
+        {
+            throw ImageError(file: file.path, reason: .decodeFailed(message))
         }
-        let decodedAt = MonotonicClock.seconds()
+        guard decompressor.outputSize == plan.decodedSize else {
+            throw ImageError(
+                file: file.path,
+                reason: .malformed(
+                    "decoder output \(decompressor.outputSize) differs from the header's \(plan.decodedSize)"))
+        }
         let destination = plan.placement.destination
         let scanoutRect = PixelMapping.scanoutRect(of: destination, canvas: options.canvas, rotation: options.rotation)
         fillOutside(scanoutRect, of: frame, with: options.background)
         let mapping = PixelMapping(
             storedSize: plan.outputSize, orientation: plan.header.orientation, destination: destination,
             canvas: options.canvas, rotation: options.rotation)
-        Resampler(filter: options.filter).resample(
-            source: decoded, sourceSize: plan.decodedSize, window: plan.decodedWindow, outputSize: plan.outputSize,
+        let job = Resampler(filter: options.filter).job(
+            sourceSize: plan.decodedSize, window: plan.decodedWindow, outputSize: plan.outputSize,
             destination: frame.pixels, mapping: mapping)
-        lastTimings = (decodedAt - started, MonotonicClock.seconds() - decodedAt)
+        let rowBytes = plan.decodedSize.width * 4
+        let pipe = RowPipe(rowBytes: rowBytes, capacity: DecodePlan.pipeRows)
+        let outputRows = plan.outputSize.height
+        let consumer = JoinableThread {
+            _ = job.run(rows: 0..<outputRows) { pipe.row($0) }
+            pipe.finishConsuming()
+        }
+        var failure: String?
+        var row = 0
+        let height = plan.decodedSize.height
+        let batch = min(decompressor.rowBatch, DecodePlan.pipeRows)
+        while row < height {
+            let slots = pipe.slots(first: row, count: min(batch, height - row))
+            switch decompressor.read(into: slots) {
+            case .failure(let error):
+                failure = error.message
+            case .success(let count):
+                if cmyk {
+                    for slot in slots.prefix(count) {
+                        ColorConversion.cmykToBGRX(
+                            slot, pixelCount: plan.decodedSize.width, inverted: plan.header.adobeTransform != nil)
+                    }
+                }
+                row += count
+                pipe.publish(upTo: row)
+                if count == 0 { failure = "the decoder stopped at row \(row) of \(height)" }
+            }
+            if failure != nil { break }
+        }
+        if failure == nil { failure = decompressor.finish() }
+        if failure != nil { pipe.fail() }
+        consumer.join()
+        lastTimings = (MonotonicClock.seconds() - started, 0)
+        if let failure { throw ImageError(file: file.path, reason: .decodeFailed(failure)) }
     }
 
     /// Paints the letterbox: everything of the frame outside the picture's rectangle.
@@ -100,6 +127,7 @@ public final class FrameRenderer {
         frame.fill(color, x: 0, y: 0, width: size.width, height: rect.y)
         frame.fill(color, x: 0, y: rect.y + rect.height, width: size.width, height: size.height - rect.y - rect.height)
         frame.fill(color, x: 0, y: rect.y, width: rect.x, height: rect.height)
-        frame.fill(color, x: rect.x + rect.width, y: rect.y, width: size.width - rect.x - rect.width, height: rect.height)
+        frame.fill(
+            color, x: rect.x + rect.width, y: rect.y, width: size.width - rect.x - rect.width, height: rect.height)
     }
 }

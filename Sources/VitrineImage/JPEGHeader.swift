@@ -45,7 +45,9 @@ public struct JPEGHeader: Equatable, Sendable {
         let mcuColumns = (size.width + 8 * maxH - 1) / (8 * maxH)
         let mcuRows = (size.height + 8 * maxV - 1) / (8 * maxV)
         if process == .progressive {
-            let blocks = components.reduce(0) { $0 + mcuColumns * $1.horizontalSampling * mcuRows * $1.verticalSampling }
+            let blocks = components.reduce(0) {
+                $0 + mcuColumns * $1.horizontalSampling * mcuRows * $1.verticalSampling
+            }
             return blocks * 128
         }
         let blocksPerMCURow = components.reduce(0) { $0 + mcuColumns * $1.horizontalSampling * $1.verticalSampling }

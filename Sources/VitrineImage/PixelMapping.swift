@@ -46,8 +46,9 @@ public struct PixelMapping: Equatable, Sendable {
 
     /// The mapping for an image of `storedSize` with `orientation`, placed upright at `destination` on a canvas of
     /// `canvas`, which is then turned by `rotation` into the scanout frame.
-    public init(storedSize: Size, orientation: Orientation, destination: Placement.Rect, canvas: Size, rotation: Rotation)
-    {
+    public init(
+        storedSize: Size, orientation: Orientation, destination: Placement.Rect, canvas: Size, rotation: Rotation
+    ) {
         let upright = Affine(orientation, size: storedSize)
         let placed = Affine(translationX: destination.x, y: destination.y).after(upright)
         let total = Affine(rotation.asOrientation, size: canvas).after(placed)

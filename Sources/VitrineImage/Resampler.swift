@@ -59,7 +59,7 @@ public struct Resampler {
     }
 
     public var filter: ResamplingFilter
-    /// Output rows are split into this many bands resampled on separate threads (the decode worker waits).
+    /// For a source held whole in memory, output rows are split into this many bands on separate threads.
     public var threads: Int
 
     public init(filter: ResamplingFilter = .cubic, threads: Int = Resampler.defaultThreads) {
@@ -70,36 +70,58 @@ public struct Resampler {
     /// The online processors, at most four: beyond that the bands are too thin to pay for their threads.
     public static let defaultThreads = max(1, min(4, sysconf(Int32(_SC_NPROCESSORS_ONLN))))
 
-    /// Resamples `window` of `source` (BGRX, `sourceSize`, rows packed) to `outputSize` pixels and stores pixel
+    /// Bytes a resampling allocates besides its output: filter tables, one converted source row and the ring of
+    /// filtered rows.
+    public static func workspaceBytes(
+        sourceWidth: Int, window: Placement.Window, outputSize: Size, filter: ResamplingFilter
+    ) -> Int {
+        let taps = { (scale: Double) in Int((filter.support * max(scale, 1)).rounded(.up)) * 2 + 1 }
+        let horizontalTaps = taps(window.width / Double(outputSize.width))
+        let verticalTaps = taps(window.height / Double(outputSize.height))
+        let tables =
+            (outputSize.width * horizontalTaps + outputSize.height * verticalTaps) * 4
+            + (outputSize.width + outputSize.height) * 16
+        return tables + sourceWidth * 16 + (verticalTaps + 1) * outputSize.width * 16
+    }
+
+    /// Prepares the resampling of `window` of a BGRX source of `sourceSize` to `outputSize` pixels, storing pixel
     /// (x, y) of the result at `destination[mapping.base + x * mapping.stepX + y * mapping.stepY]`.
+    public func job(
+        sourceSize: Size, window: Placement.Window, outputSize: Size, destination: UnsafeMutablePointer<UInt32>,
+        mapping: PixelMapping
+    ) -> Job {
+        Job(
+            sourceSize: sourceSize, outputSize: outputSize, destination: destination, mapping: mapping,
+            horizontal: Axis(
+                sourceLength: sourceSize.width, windowStart: window.x, windowLength: window.width,
+                outputLength: outputSize.width, filter: filter),
+            vertical: Axis(
+                sourceLength: sourceSize.height, windowStart: window.y, windowLength: window.height,
+                outputLength: outputSize.height, filter: filter))
+    }
+
+    /// Resamples a source held whole in memory (rows packed), with the output rows split into bands on
+    /// `threads` threads.
     public func resample(
         source: UnsafePointer<UInt8>, sourceSize: Size, window: Placement.Window, outputSize: Size,
         destination: UnsafeMutablePointer<UInt32>, mapping: PixelMapping
     ) {
-        let horizontal = Axis(
-            sourceLength: sourceSize.width, windowStart: window.x, windowLength: window.width,
-            outputLength: outputSize.width, filter: filter)
-        let vertical = Axis(
-            sourceLength: sourceSize.height, windowStart: window.y, windowLength: window.height,
-            outputLength: outputSize.height, filter: filter)
-        // Small frames are not worth a thread; below this the bands would cost more than they save.
+        let job = job(
+            sourceSize: sourceSize, window: window, outputSize: outputSize, destination: destination, mapping: mapping)
+        let rowBytes = sourceSize.width * 4
         let bands = outputSize.pixelCount >= 1 << 18 ? min(threads, outputSize.height) : 1
-        let job = Job(
-            source: source, sourceSize: sourceSize, outputSize: outputSize, destination: destination,
-            mapping: mapping, horizontal: horizontal, vertical: vertical)
-        if bands == 1 {
-            job.run(rows: 0..<outputSize.height)
-        } else {
-            DispatchQueue.concurrentPerform(iterations: bands) { band in
-                job.run(rows: band * outputSize.height / bands..<(band + 1) * outputSize.height / bands)
-            }
+        var workers: [JoinableThread] = []
+        for band in 1..<max(1, bands) {
+            let rows = band * outputSize.height / bands..<(band + 1) * outputSize.height / bands
+            workers.append(JoinableThread { _ = job.run(rows: rows) { source + $0 * rowBytes } })
         }
+        _ = job.run(rows: 0..<outputSize.height / max(1, bands)) { source + $0 * rowBytes }
+        for worker in workers { worker.join() }
     }
 
     /// One resampling, shared read-only by the bands; each band writes only its own output rows.
-    struct Job: @unchecked Sendable {
-        // @unchecked: the pointers are read-only here except `destination`, where bands write disjoint rows.
-        let source: UnsafePointer<UInt8>
+    public struct Job: @unchecked Sendable {
+        // @unchecked: `destination` is the only pointer written, and concurrent runs write disjoint output rows.
         let sourceSize: Size
         let outputSize: Size
         let destination: UnsafeMutablePointer<UInt32>
@@ -110,8 +132,11 @@ public struct Resampler {
         /// Horizontal pass first, once per source row, into a ring of float rows as tall as the vertical filter;
         /// then each output row is a weighted sum of ring rows. Source rows are converted to float once, not once
         /// per output row that reads them.
-        func run(rows: Range<Int>) {
-            guard !rows.isEmpty else { return }
+        ///
+        /// `sourceRow(r)` gives source row r, asked for in increasing order; nil stops the run (the decode failed),
+        /// and the result is then false.
+        public func run(rows: Range<Int>, sourceRow: (Int) -> UnsafePointer<UInt8>?) -> Bool {
+            guard !rows.isEmpty else { return true }
             let width = outputSize.width
             let spanStart = horizontal.start.min() ?? 0
             let spanEnd = zip(horizontal.start, horizontal.count).map { $0 + $1 }.max() ?? 0
@@ -125,7 +150,6 @@ public struct Resampler {
                 ring.deallocate()
                 sum.deallocate()
             }
-            let sourceRowBytes = sourceSize.width * 4
             var nextSourceRow = vertical.start[rows.lowerBound]
             // Raw pointers for every table the loops read: array accesses there cost bounds checks and retains.
             let horizontalStarts = UnsafeMutablePointer<Int>.allocate(capacity: width)
@@ -139,17 +163,18 @@ public struct Resampler {
                 horizontalCounts[x] = horizontal.count[x]
             }
             let horizontalTaps = horizontal.taps
-            horizontal.weights.withUnsafeBufferPointer { horizontalWeights in
+            return horizontal.weights.withUnsafeBufferPointer { horizontalWeights in
                 vertical.weights.withUnsafeBufferPointer { verticalWeights in
                     guard let horizontalWeights = horizontalWeights.baseAddress,
                         let verticalWeights = verticalWeights.baseAddress
-                    else { return }
+                    else { return false }
                     for y in rows {
                         let first = vertical.start[y]
                         let end = first + vertical.count[y]
                         nextSourceRow = max(nextSourceRow, first)
                         while nextSourceRow < end {
-                            let bytes = source + nextSourceRow * sourceRowBytes + spanStart * 4
+                            guard let row = sourceRow(nextSourceRow) else { return false }
+                            let bytes = row + spanStart * 4
                             converted.withMemoryRebound(to: Float.self, capacity: span * 4) { floats in
                                 for index in 0..<span * 4 { floats[index] = Float(bytes[index]) }
                             }
@@ -193,6 +218,7 @@ public struct Resampler {
                             target += mapping.stepX
                         }
                     }
+                    return true
                 }
             }
         }

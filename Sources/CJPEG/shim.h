@@ -1,0 +1,122 @@
+#ifndef VITRINE_CJPEG_SHIM_H
+#define VITRINE_CJPEG_SHIM_H
+/*
+ * libjpeg reports errors by calling error_exit, which must not return: the usual answer is longjmp back to a
+ * setjmp in the caller. Swift cannot host a setjmp, so each libjpeg call that can fail is wrapped here by a
+ * function that sets the jump point in its own C frame. No Swift frame is ever jumped over.
+ */
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <jpeglib.h>
+
+typedef struct vitrine_jpeg {
+    struct jpeg_decompress_struct info;
+    struct jpeg_error_mgr errors;
+    struct jpeg_progress_mgr progress;
+    jmp_buf recovery;
+    FILE *file;
+    int created;
+    char message[JMSG_LENGTH_MAX];
+} vitrine_jpeg;
+
+/* libjpeg-turbo's own limit for TJFLAG_LIMITSCANS: a progressive file with more scans is a decoding bomb. */
+#define VITRINE_JPEG_MAX_SCANS 500
+
+static void vitrine_jpeg_error_exit(j_common_ptr info) {
+    vitrine_jpeg *self = (vitrine_jpeg *)info->client_data;
+    (*info->err->format_message)(info, self->message);
+    longjmp(self->recovery, 1);
+}
+
+/* A warning (level -1) means corrupt or truncated data; Vitrine refuses such photos (README, "Broken photos"),
+ * as TurboJPEG does with TJFLAG_STOPONWARNING. Trace messages (level >= 0) are ignored. */
+static void vitrine_jpeg_emit_message(j_common_ptr info, int level) {
+    if (level < 0) {
+        vitrine_jpeg_error_exit(info);
+    }
+}
+
+static void vitrine_jpeg_progress(j_common_ptr info) {
+    vitrine_jpeg *self = (vitrine_jpeg *)info->client_data;
+    j_decompress_ptr decompress = (j_decompress_ptr)info;
+    if (info->is_decompressor && decompress->input_scan_number > VITRINE_JPEG_MAX_SCANS) {
+        snprintf(self->message, sizeof self->message, "more than %d progressive scans", VITRINE_JPEG_MAX_SCANS);
+        longjmp(self->recovery, 1);
+    }
+}
+
+static inline vitrine_jpeg *vitrine_jpeg_create(void) {
+    return (vitrine_jpeg *)calloc(1, sizeof(vitrine_jpeg));
+}
+
+static inline void vitrine_jpeg_destroy(vitrine_jpeg *self) {
+    if (self == NULL) {
+        return;
+    }
+    if (self->created) {
+        jpeg_destroy_decompress(&self->info);
+    }
+    if (self->file != NULL) {
+        fclose(self->file);
+    }
+    free(self);
+}
+
+/* Reads the header from `descriptor` (which stays the caller's), sets the DCT scale to scale_num/8 and the output
+ * to BGRX (or CMYK for four-component files, which libjpeg cannot convert), and starts decompression.
+ * Returns 0, or -1 with self->message set. */
+static inline int vitrine_jpeg_start(vitrine_jpeg *self, int descriptor, unsigned int scale_num, int cmyk) {
+    if (setjmp(self->recovery)) {
+        return -1;
+    }
+    self->info.err = jpeg_std_error(&self->errors);
+    self->errors.error_exit = vitrine_jpeg_error_exit;
+    self->errors.emit_message = vitrine_jpeg_emit_message;
+    jpeg_create_decompress(&self->info);
+    self->created = 1;
+    self->info.client_data = self;
+    self->progress.progress_monitor = vitrine_jpeg_progress;
+    self->info.progress = &self->progress;
+    int copy = dup(descriptor);
+    self->file = copy >= 0 ? fdopen(copy, "rb") : NULL;
+    if (self->file == NULL) {
+        if (copy >= 0) {
+            close(copy);
+        }
+        snprintf(self->message, sizeof self->message, "cannot open the file for decoding");
+        return -1;
+    }
+    jpeg_stdio_src(&self->info, self->file);
+    jpeg_read_header(&self->info, TRUE);
+    self->info.scale_num = scale_num;
+    self->info.scale_denom = 8;
+    self->info.out_color_space = cmyk ? JCS_CMYK : JCS_EXT_BGRX;
+    jpeg_start_decompress(&self->info);
+    return 0;
+}
+
+/* Decodes up to max_rows rows into rows[]; returns how many, or -1 with self->message set. */
+static inline int vitrine_jpeg_read_rows(vitrine_jpeg *self, unsigned char **rows, unsigned int max_rows) {
+    if (setjmp(self->recovery)) {
+        return -1;
+    }
+    return (int)jpeg_read_scanlines(&self->info, rows, max_rows);
+}
+
+/* Reads to the end of the image, where a truncated file is finally noticed. Returns 0 or -1. */
+static inline int vitrine_jpeg_finish(vitrine_jpeg *self) {
+    if (setjmp(self->recovery)) {
+        return -1;
+    }
+    jpeg_finish_decompress(&self->info);
+    return 0;
+}
+
+static inline unsigned int vitrine_jpeg_output_width(const vitrine_jpeg *self) { return self->info.output_width; }
+static inline unsigned int vitrine_jpeg_output_height(const vitrine_jpeg *self) { return self->info.output_height; }
+static inline int vitrine_jpeg_row_batch(const vitrine_jpeg *self) { return self->info.rec_outbuf_height; }
+
+#endif

@@ -1,0 +1,52 @@
+import CJPEG
+import VitrineCore
+
+/// One libjpeg decompression, row by row. Owns its libjpeg state and closes it on deinit.
+final class JPEGDecompressor {
+    private let state: UnsafeMutablePointer<vitrine_jpeg>
+
+    init() {
+        // calloc of a few kilobytes fails only when the system is out of memory.
+        guard let state = vitrine_jpeg_create() else { preconditionFailure("out of memory creating a JPEG decoder") }
+        self.state = state
+    }
+
+    deinit { vitrine_jpeg_destroy(state) }
+
+    private var message: String {
+        withUnsafeBytes(of: state.pointee.message) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+    }
+
+    /// Reads the header from `descriptor` and starts decoding at `scaleNumerator`/8, to BGRX or (for CMYK and
+    /// YCCK files, which libjpeg cannot convert) CMYK. Returns libjpeg's message on failure.
+    func start(descriptor: Int32, scaleNumerator: Int, cmyk: Bool) -> String? {
+        vitrine_jpeg_start(state, descriptor, UInt32(scaleNumerator), cmyk ? 1 : 0) == 0 ? nil : message
+    }
+
+    var outputSize: Size {
+        Size(width: Int(vitrine_jpeg_output_width(state)), height: Int(vitrine_jpeg_output_height(state)))
+    }
+
+    /// How many rows libjpeg likes to be asked for at once.
+    var rowBatch: Int { max(1, Int(vitrine_jpeg_row_batch(state))) }
+
+    /// Decodes the next rows into `rows`; the count decoded, or libjpeg's message.
+    func read(into rows: [UnsafeMutablePointer<UInt8>]) -> Result<Int, DecodeFailure> {
+        var pointers: [UnsafeMutablePointer<UInt8>?] = rows
+        let count = pointers.withUnsafeMutableBufferPointer { buffer in
+            vitrine_jpeg_read_rows(state, buffer.baseAddress, UInt32(buffer.count))
+        }
+        return count < 0 ? .failure(DecodeFailure(message: message)) : .success(Int(count))
+    }
+
+    /// Reads to the end of the image, where truncation shows.
+    func finish() -> String? {
+        vitrine_jpeg_finish(state) == 0 ? nil : message
+    }
+
+    struct DecodeFailure: Error {
+        var message: String
+    }
+}
