@@ -43,7 +43,8 @@ let package = Package(
             path: "Tests/VitrineTestSupport",
             swiftSettings: strict
         ),
-        .testTarget(name: "VitrineCoreTests", dependencies: ["VitrineCore", "VitrineTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "VitrineCoreTests", dependencies: ["VitrineCore", "VitrineTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "VitrineImageTests",
             dependencies: ["VitrineImage", "VitrineCore", "VitrineTestSupport"],

@@ -1,4 +1,3 @@
-import Dispatch
 import VitrineCore
 
 #if canImport(Glibc)

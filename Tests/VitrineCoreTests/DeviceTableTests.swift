@@ -39,13 +39,15 @@ import VitrineTestSupport
     }
 
     @Test func fourKComposesBelowNativeAndSaysSo() throws {
-        let profile = table.profile(for: PanelDescription(connector: "HDMI-A", mode: try #require(Size(parsing: "3840x2160"))))
+        let profile = table.profile(
+            for: PanelDescription(connector: "HDMI-A", mode: try #require(Size(parsing: "3840x2160"))))
         #expect(profile.composesBelowNative)
         #expect(profile.note?.contains("1920x1080") == true)
     }
 
     @Test func unknownPanelsGetADerivedProfile() throws {
-        let odd = table.profile(for: PanelDescription(connector: "HDMI-A-1", mode: try #require(Size(parsing: "1600x900"))))
+        let odd = table.profile(
+            for: PanelDescription(connector: "HDMI-A-1", mode: try #require(Size(parsing: "1600x900"))))
         #expect(odd.isDerived)
         #expect(odd.compose == Size(width: 1600, height: 900))
         #expect(odd.memoryBudgetMiB * 1_048_576 >= odd.minimumBudgetBytes)

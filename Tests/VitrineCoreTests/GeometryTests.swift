@@ -16,7 +16,9 @@ import VitrineCore
             photo: try #require(Size(parsing: photo)), canvas: try #require(Size(parsing: canvas)), fit: .contain)
         let rect = placement.destination
         #expect("\(rect.x),\(rect.y) \(rect.width)x\(rect.height)" == expected)
-        #expect(placement.window == Placement.Window(x: 0, y: 0, width: placement.window.width, height: placement.window.height))
+        #expect(
+            placement.window
+                == Placement.Window(x: 0, y: 0, width: placement.window.width, height: placement.window.height))
     }
 
     @Test func coverCropsEvenly() throws {
@@ -41,7 +43,9 @@ import VitrineCore
         #expect(Orientation.rotated90.displayedSize(ofStored: stored) == Size(width: 2, height: 4))
         #expect(Orientation.mirrored.displayedSize(ofStored: stored) == stored)
         #expect(Orientation.allCases.filter(\.swapsAxes) == [.transposed, .rotated90, .transversed, .rotated270])
-        #expect(Rotation.clockwise90.scanoutSize(forCompose: Size(width: 1280, height: 720)) == Size(width: 720, height: 1280))
+        #expect(
+            Rotation.clockwise90.scanoutSize(forCompose: Size(width: 1280, height: 720))
+                == Size(width: 720, height: 1280))
     }
 
     @Test func coloursParse() {

@@ -5,7 +5,9 @@ import VitrineCore
     func slide(original: Bool, renditions: [String]) -> Slide {
         Slide(
             id: SlideID(category: "c", name: "s"), original: original ? "s.jpg" : nil,
-            renditions: renditions.compactMap { text in Size(parsing: text).map { .init(path: "s@\(text).jpg", size: $0) } })
+            renditions: renditions.compactMap { text in
+                Size(parsing: text).map { .init(path: "s@\(text).jpg", size: $0) }
+            })
     }
 
     /// canvas, fit, original size ("" when there is no original), renditions, expected file

@@ -30,14 +30,16 @@ public enum JPEGFixture {
     public static func encode(
         rgb: [UInt8], size: Size, subsampling: Subsampling = .s444, quality: Int32 = 95, progressive: Bool = false
     ) throws -> [UInt8] {
-        try encode(pixels: rgb, size: size, format: Int32(TJPF_RGB.rawValue), subsampling: subsampling,
+        try encode(
+            pixels: rgb, size: size, format: Int32(TJPF_RGB.rawValue), subsampling: subsampling,
             quality: quality, progressive: progressive)
     }
 
     /// Encodes CMYK pixels (4 bytes each, not inverted) as a YCCK JPEG, the way TurboJPEG writes four-channel
     /// files (with an Adobe marker, channels stored inverted as Adobe applications do).
     public static func encode(cmyk: [UInt8], size: Size) throws -> [UInt8] {
-        try encode(pixels: cmyk, size: size, format: Int32(TJPF_CMYK.rawValue), subsampling: .s444, quality: 95,
+        try encode(
+            pixels: cmyk, size: size, format: Int32(TJPF_CMYK.rawValue), subsampling: .s444, quality: 95,
             progressive: false)
     }
 
@@ -100,7 +102,8 @@ public enum JPEGFixture {
         -> [UInt8]
     {
         func u16(_ value: Int) -> [UInt8] {
-            bigEndian ? [UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)] : [UInt8(value & 0xFF), UInt8(value >> 8 & 0xFF)]
+            bigEndian
+                ? [UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)] : [UInt8(value & 0xFF), UInt8(value >> 8 & 0xFF)]
         }
         func u32(_ value: Int) -> [UInt8] {
             bigEndian ? u16(value >> 16) + u16(value & 0xFFFF) : u16(value & 0xFFFF) + u16(value >> 16)

@@ -1,0 +1,70 @@
+# Vitrine: `make run` shows what it does, `make test` proves it. Both install what they need first.
+SHELL := /bin/bash
+SWIFT ?= swift
+PHOTOS ?= ../shared/testdata/photos
+PANEL ?= 800x480
+FRAMES ?= build/frames
+
+# Debian packages: build and test, then the extra tools the benchmarks compare against.
+BUILD_PACKAGES := pkg-config libjpeg62-turbo-dev libturbojpeg0-dev zlib1g-dev
+CHECK_PACKAGES := python3-pil python3-numpy
+BENCH_PACKAGES := libjpeg-turbo-progs libvips-tools python3-pil time
+
+.PHONY: all deps check-deps bench-deps build release run test unit-tests lint format check-photos bench clean
+
+all: build
+
+# Installs missing packages only; `apt-get update` runs only when something is missing.
+define apt_install
+	@missing=""; for p in $(1); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  sudo=""; [ "$$(id -u)" -eq 0 ] || sudo="sudo"; \
+	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $$missing >/dev/null; \
+	fi
+endef
+
+deps:
+	$(call apt_install,$(BUILD_PACKAGES))
+
+check-deps:
+	$(call apt_install,$(CHECK_PACKAGES))
+
+bench-deps:
+	$(call apt_install,$(BENCH_PACKAGES))
+
+build: deps
+	$(SWIFT) build
+
+# The deployable binary: Swift's runtime linked in, so the board needs only Debian's libjpeg and zlib.
+release: deps
+	$(SWIFT) build -c release --static-swift-stdlib
+
+run: release
+	@mkdir -p $(FRAMES)
+	.build/release/vitrine render Config/sample-library --config Config/vitrine.json --panel $(PANEL) --output-dir $(FRAMES)
+	@echo "The sample library's photos, as a $(PANEL) panel shows them, are in $(FRAMES)/"
+
+unit-tests: build
+	$(SWIFT) test
+
+lint:
+	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
+
+format:
+	$(SWIFT) format --in-place --recursive Package.swift Sources Tests
+
+# Every photo of the shared test set against a Pillow reference (PSNR, exact letterbox, broken files refused).
+# The set lives outside the repository; without it this is skipped with a message.
+check-photos: release check-deps
+	@if [ -d "$(PHOTOS)" ]; then \
+	  /usr/bin/python3 Tests/Reference/check_against_pillow.py --vitrine .build/release/vitrine "$(PHOTOS)"; \
+	else echo "check-photos skipped: $(PHOTOS) not found (set PHOTOS=DIR)"; fi
+
+test: lint unit-tests check-photos
+
+bench: release bench-deps
+	Tests/Benchmarks/compare.sh --vitrine .build/release/vitrine --panel 1920x1080 $(wildcard $(PHOTOS)/large_*.jpg)
+
+clean:
+	rm -rf .build build

@@ -1,0 +1,236 @@
+import Testing
+import VitrineCore
+import VitrineTestSupport
+
+@testable import VitrineImage
+
+/// Pixels a person would see: each test encodes a photo with libjpeg-turbo, renders it, and looks at the frame.
+@Suite struct FrameRendererTests {
+    let folder: TemporaryFolder
+    let renderer = FrameRenderer(budget: MemoryBudget(limit: 256 << 20))
+
+    init() throws {
+        folder = try TemporaryFolder()
+    }
+
+    static func channels(_ pixel: UInt32) -> (Int, Int, Int) {
+        (Int(pixel >> 16 & 0xFF), Int(pixel >> 8 & 0xFF), Int(pixel & 0xFF))
+    }
+
+    static func close(_ pixel: UInt32, _ color: RGBColor, tolerance: Int = 6) -> Bool {
+        let (red, green, blue) = channels(pixel)
+        return abs(red - Int(color.red)) <= tolerance && abs(green - Int(color.green)) <= tolerance
+            && abs(blue - Int(color.blue)) <= tolerance
+    }
+
+    func write(_ name: String, _ bytes: [UInt8]) throws -> String { try folder.write(name, bytes) }
+
+    @Test(arguments: JPEGFixture.Subsampling.allCases)
+    func everySubsamplingShowsItsColourCentredOnTheBackground(subsampling: JPEGFixture.Subsampling) throws {
+        let size = Size(width: 300, height: 200)
+        let color = subsampling == .gray ? RGBColor(red: 90, green: 90, blue: 90) : JPEGFixture.green
+        let path = try write(
+            "s.jpg",
+            try JPEGFixture.encode(rgb: JPEGFixture.solid(color, size: size), size: size, subsampling: subsampling))
+        let background = RGBColor(red: 1, green: 2, blue: 3)
+        let (frame, plan) = try renderer.render(
+            path, options: RenderOptions(canvas: Size(width: 160, height: 160), background: background))
+        #expect(frame.size == Size(width: 160, height: 160))
+        // 300x200 contained in 160x160 is 160x107, 26 rows of margin above and 27 below.
+        #expect(plan.placement.destination == Placement.Rect(x: 0, y: 26, width: 160, height: 107))
+        for y in [0, 25, 133, 159] {
+            for x in [0, 80, 159] { #expect(frame.pixel(x: x, y: y) == background.xrgb, "letterbox at \(x),\(y)") }
+        }
+        for y in [26, 80, 132] {
+            for x in [0, 80, 159] { #expect(Self.close(frame.pixel(x: x, y: y), color), "picture at \(x),\(y)") }
+        }
+    }
+
+    /// Stored quadrants are red, green, blue, yellow (TL, TR, BL, BR). Where each lands once the EXIF orientation
+    /// is applied, written out by hand from the EXIF specification's pictures, not derived from the code.
+    static let uprightCorners: [Orientation: [RGBColor]] = [
+        .up: [JPEGFixture.red, JPEGFixture.green, JPEGFixture.blue, JPEGFixture.yellow],
+        .mirrored: [JPEGFixture.green, JPEGFixture.red, JPEGFixture.yellow, JPEGFixture.blue],
+        .rotated180: [JPEGFixture.yellow, JPEGFixture.blue, JPEGFixture.green, JPEGFixture.red],
+        .flippedVertically: [JPEGFixture.blue, JPEGFixture.yellow, JPEGFixture.red, JPEGFixture.green],
+        .transposed: [JPEGFixture.red, JPEGFixture.blue, JPEGFixture.green, JPEGFixture.yellow],
+        .rotated90: [JPEGFixture.blue, JPEGFixture.red, JPEGFixture.yellow, JPEGFixture.green],
+        .transversed: [JPEGFixture.yellow, JPEGFixture.green, JPEGFixture.blue, JPEGFixture.red],
+        .rotated270: [JPEGFixture.green, JPEGFixture.yellow, JPEGFixture.red, JPEGFixture.blue],
+    ]
+
+    func quadrantPhoto(orientation: Orientation) throws -> String {
+        let stored = Size(width: 128, height: 64)
+        let jpeg = try JPEGFixture.encode(rgb: JPEGFixture.quadrants(size: stored), size: stored)
+        return try write(
+            "q\(orientation.rawValue).jpg",
+            JPEGFixture.inserting(JPEGFixture.exifSegment(orientation: orientation.rawValue), into: jpeg))
+    }
+
+    @Test(arguments: Orientation.allCases)
+    func eachOrientationPutsEveryQuadrantInItsCorner(orientation: Orientation) throws {
+        let canvas = orientation.swapsAxes ? Size(width: 48, height: 96) : Size(width: 96, height: 48)
+        let (frame, _) = try renderer.render(
+            try quadrantPhoto(orientation: orientation), options: RenderOptions(canvas: canvas))
+        let expected = try #require(Self.uprightCorners[orientation])
+        let w = canvas.width
+        let h = canvas.height
+        let samples = [(w / 4, h / 4), (3 * w / 4, h / 4), (w / 4, 3 * h / 4), (3 * w / 4, 3 * h / 4)]
+        for (index, (x, y)) in samples.enumerated() {
+            #expect(
+                Self.close(frame.pixel(x: x, y: y), expected[index]), "corner \(index) of orientation \(orientation)")
+        }
+    }
+
+    @Test(arguments: [Rotation.clockwise90, .upsideDown, .clockwise270])
+    func panelRotationTurnsTheUprightPicture(rotation: Rotation) throws {
+        let canvas = Size(width: 96, height: 48)
+        let (frame, _) = try renderer.render(
+            try quadrantPhoto(orientation: .up), options: RenderOptions(canvas: canvas, rotation: rotation))
+        #expect(frame.size == rotation.scanoutSize(forCompose: canvas))
+        let w = frame.size.width
+        let h = frame.size.height
+        // Upright TL is red; after a clockwise turn of 90 it is at the top right, etc.
+        let redCorner: (Int, Int)
+        switch rotation {
+        case .clockwise90: redCorner = (3 * w / 4, h / 4)
+        case .upsideDown: redCorner = (3 * w / 4, 3 * h / 4)
+        default: redCorner = (w / 4, 3 * h / 4)
+        }
+        #expect(Self.close(frame.pixel(x: redCorner.0, y: redCorner.1), JPEGFixture.red))
+    }
+
+    @Test func coverFillsThePanelAndCropsTheSides() throws {
+        // 400x100: a red band on the left quarter, blue on the right quarter, green between.
+        let size = Size(width: 400, height: 100)
+        var pixels: [UInt8] = []
+        for _ in 0..<size.height {
+            for x in 0..<size.width {
+                let color = x < 100 ? JPEGFixture.red : x >= 300 ? JPEGFixture.blue : JPEGFixture.green
+                pixels += [color.red, color.green, color.blue]
+            }
+        }
+        let path = try write("wide.jpg", try JPEGFixture.encode(rgb: pixels, size: size))
+        let (frame, _) = try renderer.render(
+            path, options: RenderOptions(canvas: Size(width: 100, height: 100), fit: .cover))
+        for x in [0, 50, 99] {
+            for y in [0, 50, 99] { #expect(Self.close(frame.pixel(x: x, y: y), JPEGFixture.green)) }
+        }
+    }
+
+    @Test func adobeCMYKShowsTheColoursOtherViewersShow() throws {
+        // Adobe stores CMYK inverted: raw (255, 0, 0, 255) is red, raw (255, 255, 255, 255) white.
+        let size = Size(width: 32, height: 16)
+        var raw: [UInt8] = []
+        for _ in 0..<size.height {
+            for x in 0..<size.width { raw += x < 16 ? [255, 0, 0, 255] : [255, 255, 255, 255] }
+        }
+        let path = try write("cmyk.jpg", try JPEGFixture.encode(cmyk: raw, size: size))
+        #expect(try renderer.header(of: path).colorModel == .ycck)
+        let (frame, _) = try renderer.render(path, options: RenderOptions(canvas: size))
+        #expect(Self.close(frame.pixel(x: 4, y: 8), RGBColor(red: 255, green: 0, blue: 0), tolerance: 8))
+        #expect(Self.close(frame.pixel(x: 28, y: 8), RGBColor(red: 255, green: 255, blue: 255), tolerance: 8))
+    }
+
+    @Test func reductionAveragesInsteadOfPickingPixels() throws {
+        // A one-pixel checkerboard: nearest-neighbour would give black or white, a real filter mid grey.
+        let size = Size(width: 256, height: 256)
+        var pixels: [UInt8] = []
+        for y in 0..<size.height {
+            for x in 0..<size.width {
+                let value: UInt8 = (x + y) % 2 == 0 ? 255 : 0
+                pixels += [value, value, value]
+            }
+        }
+        let path = try write("checker.jpg", try JPEGFixture.encode(rgb: pixels, size: size, quality: 100))
+        let (frame, _) = try renderer.render(path, options: RenderOptions(canvas: Size(width: 100, height: 100)))
+        for (x, y) in [(10, 10), (50, 50), (90, 30)] {
+            let (red, _, _) = Self.channels(frame.pixel(x: x, y: y))
+            #expect((100...156).contains(red), "pixel \(x),\(y) is \(red)")
+        }
+    }
+
+    @Test func aDecompressionBombIsRefusedBeforeAnythingIsAllocated() throws {
+        let size = Size(width: 16, height: 16)
+        var jpeg = try JPEGFixture.encode(rgb: JPEGFixture.solid(JPEGFixture.red, size: size), size: size)
+        let sof = try #require(JPEGFixture.offset(ofMarker: 0xC0, in: jpeg))
+        jpeg.replaceSubrange(sof + 5..<sof + 9, with: [0xFF, 0xDC, 0xFF, 0xDC])
+        let path = try write("bomb.jpg", jpeg)
+        let budget = MemoryBudget(limit: 64 << 20)
+        #expect {
+            _ = try FrameRenderer(budget: budget).render(
+                path, options: RenderOptions(canvas: Size(width: 800, height: 480)))
+        } throws: { error in
+            guard let error = error as? ImageError else { return false }
+            return error.reason == .tooManyPixels(Size(width: 65500, height: 65500), limitMegapixels: 100)
+                && error.description.hasPrefix("\(path): 65500x65500 is 4290.2 megapixels, above the limit of 100")
+        }
+        #expect(budget.peak == 0)
+    }
+
+    @Test func aDecodeOverTheBudgetSaysWhatItNeeded() throws {
+        let size = Size(width: 640, height: 480)
+        let path = try write(
+            "big.jpg",
+            try JPEGFixture.encode(rgb: JPEGFixture.solid(JPEGFixture.red, size: size), size: size, progressive: true))
+        let budget = MemoryBudget(limit: 1 << 20)
+        #expect {
+            _ = try FrameRenderer(budget: budget).render(
+                path, options: RenderOptions(canvas: Size(width: 800, height: 480)))
+        } throws: { error in
+            guard let error = error as? ImageError, case .overBudget(let exceeded) = error.reason else { return false }
+            return exceeded.requested > 0 && error.description.contains("big.jpg: refused: decoding 640x480 at 1/1")
+                && error.description.contains("needs") && error.description.contains("of the 1.0 MiB memory budget")
+        }
+        #expect(budget.used == 0)
+    }
+
+    @Test func truncatedAndCorruptPhotosAreRefusedWithLibjpegsReason() throws {
+        let size = Size(width: 256, height: 256)
+        var noise: [UInt8] = []
+        var seed: UInt32 = 7
+        for _ in 0..<size.pixelCount * 3 {
+            seed = seed &* 1_103_515_245 &+ 12345
+            noise.append(UInt8(truncatingIfNeeded: seed >> 16))
+        }
+        let jpeg = try JPEGFixture.encode(rgb: noise, size: size)
+        let truncated = try write("cut.jpg", Array(jpeg.prefix(jpeg.count * 6 / 10)))
+        let dqt = try #require(JPEGFixture.offset(ofMarker: 0xDB, in: jpeg))
+        let junk = try write("junk.jpg", Array(jpeg[..<dqt]) + [1, 2, 3, 4, 5] + Array(jpeg[dqt...]))
+        let options = RenderOptions(canvas: Size(width: 100, height: 100))
+        for (path, message) in [(truncated, "Premature end of JPEG file"), (junk, "extraneous bytes before marker")] {
+            #expect {
+                _ = try renderer.render(path, options: options)
+            } throws: { error in
+                guard let error = error as? ImageError, case .decodeFailed(let reason) = error.reason else {
+                    return false
+                }
+                return reason.contains(message) && error.description.hasPrefix(path)
+            }
+        }
+        #expect(renderer.budget.used == 0)
+    }
+
+    @Test func unreadableFilesNameThePathAndErrno() {
+        #expect {
+            _ = try renderer.render("/nonexistent/a.jpg", options: RenderOptions(canvas: Size(width: 10, height: 10)))
+        } throws: { error in
+            (error as? ImageError)?.description == "/nonexistent/a.jpg: cannot open: No such file or directory"
+        }
+    }
+
+    @Test func framesWriteAsPPMAndPNG() throws {
+        let frame = try Frame(size: Size(width: 2, height: 1), budget: MemoryBudget(limit: 1 << 20), purpose: "test")
+        frame.pixels[0] = 0x0011_2233
+        frame.pixels[1] = 0x00FF_FFFF
+        #expect(FrameWriter.ppm(frame) == Array("P6\n2 1\n255\n".utf8) + [0x11, 0x22, 0x33, 255, 255, 255])
+        let png = FrameWriter.png(frame)
+        #expect(png.prefix(8) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        #expect(Array(png[12..<16]) == Array("IHDR".utf8))
+        #expect(Array(png[16..<24]) == [0, 0, 0, 2, 0, 0, 0, 1])
+        #expect(Array(png.suffix(8)) == Array("IEND".utf8) + [0xAE, 0x42, 0x60, 0x82])
+        let path = "\(folder.path)/out.png"
+        try FrameWriter.write(frame, to: path, format: .png)
+        #expect(try FileBytes.read(path) == png)
+    }
+}
