@@ -110,7 +110,6 @@ cat >"$tmp/helper.py" <<'PYEOF'
 """Small helpers for compare.sh: timing, Pillow runs, parsing, tables."""
 import csv
 import math
-import os
 import re
 import statistics
 import subprocess
@@ -176,7 +175,8 @@ def cmd_time_runs(runs, *cmd):
 
 def cmd_tjbench_ms(log):
     """ms per decode from tjbench's Decompress "Frame rate" line."""
-    text = open(log, encoding="utf-8", errors="replace").read()
+    with open(log, encoding="utf-8", errors="replace") as f:
+        text = f.read()
     m = re.search(r"^Decompress\s*-->\s*Frame rate:\s*([0-9.]+)\s*fps", text, re.M)
     size = re.search(r"^Image size:\s*(\d+) x (\d+) --> (\d+) x (\d+)", text, re.M)
     fmt = re.search(r"^>>>>>\s*(.*?)\s*<<<<<", text, re.M)
@@ -185,7 +185,8 @@ def cmd_tjbench_ms(log):
         info = fmt.group(1) if fmt else ""
         print(f"{1000.0 / float(m.group(1)):.3f}{SEP}{decoded}{SEP}{info}")
         return
-    err = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith("Warmup")]
+    err = [ln.strip() for ln in text.splitlines()
+           if ln.strip() and not ln.startswith("Warmup")]
     print(f"n/a{SEP}{decoded}{SEP}{' / '.join(err[-2:]) or 'no Frame rate line'}")
 
 
@@ -208,7 +209,8 @@ def ms(v):
 def cmd_table(data_tsv, target):
     """Per-photo table, sum row and headline from the collected TSV."""
     target = float(target)
-    rows = list(csv.DictReader(open(data_tsv, encoding="utf-8"), delimiter="\t", quoting=csv.QUOTE_NONE))
+    with open(data_tsv, encoding="utf-8") as f:
+        rows = list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
     cols = [("photo", 40, "<"), ("scale", 5, "<"), ("decoded", 10, "<"),
             ("tjbench", 8, ">"), ("vitrine", 8, ">"), ("x", 5, ">"), ("(decode)", 8, ">"),
             ("vips", 8, ">"), ("x", 5, ">"), ("pillow", 8, ">"), ("x", 5, ">")]
@@ -234,7 +236,8 @@ def cmd_table(data_tsv, target):
             notes.append(f"{r['file']}: left out of the sums (a tool has no time)")
             continue
         counted += 1
-        for key, v in (("tj", tj), ("vit", vit), ("dec", dec or 0.0), ("vips", vips), ("pil", pil)):
+        for key, v in (("tj", tj), ("vit", vit), ("dec", dec or 0.0),
+                       ("vips", vips), ("pil", pil)):
             sums[key] += v
     print(line([f"sum of medians ({counted} photos)", "", "", ms(sums["tj"]), ms(sums["vit"]),
                 ratio(sums["vit"], sums["tj"]), ms(sums["dec"]), ms(sums["vips"]),
@@ -254,7 +257,8 @@ def cmd_table(data_tsv, target):
 def cmd_rss_table(rss_tsv):
     def mib(v):
         return f"{int(v) / 1024:.1f}" if v.isdigit() else "n/a"
-    rows = list(csv.DictReader(open(rss_tsv, encoding="utf-8"), delimiter="\t", quoting=csv.QUOTE_NONE))
+    with open(rss_tsv, encoding="utf-8") as f:
+        rows = list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
     fmt = "{:<40}  {:>14}  {:>14}  {:>8}  {:>8}"
     print("peak RSS in MiB, one photo per process")
     print(fmt.format("photo", "vitrine(bench)", "vitrine(time)", "vips", "pillow"))
