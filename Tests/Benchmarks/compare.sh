@@ -73,7 +73,9 @@ panel_h=${BASH_REMATCH[2]}
 
 # Photos: files as given, folders expanded to their *.jpg / *.jpeg files.
 photos=()
+# Absolute paths: tjbench runs in a scratch folder.
 for arg in "${photo_args[@]}"; do
+    [[ -e $arg ]] && arg=$(realpath "$arg")
     if [[ -d $arg ]]; then
         while IFS= read -r -d '' f; do
             photos+=("$f")
