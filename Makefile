@@ -7,7 +7,7 @@ FRAMES ?= build/frames
 
 # Debian packages: build and test, then the extra tools the benchmarks compare against.
 BUILD_PACKAGES := pkg-config libjpeg62-turbo-dev libturbojpeg0-dev zlib1g-dev
-CHECK_PACKAGES := python3-pil python3-numpy
+CHECK_PACKAGES := python3-pil
 BENCH_PACKAGES := libjpeg-turbo-progs libvips-tools python3-pil time
 
 .PHONY: all deps check-deps bench-deps build release run test unit-tests lint format check-photos bench clean

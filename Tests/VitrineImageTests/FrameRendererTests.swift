@@ -234,3 +234,52 @@ import VitrineTestSupport
         #expect(try FileBytes.read(path) == png)
     }
 }
+
+/// Every kind of bad file, as a file named `.jpg`, through the whole render path: one line naming the file.
+@Suite struct BadPhotoTests {
+    static func badFiles() throws -> [(name: String, bytes: [UInt8], reason: String)] {
+        let size = Size(width: 64, height: 64)
+        let jpeg = try JPEGFixture.encode(rgb: JPEGFixture.quadrants(size: size), size: size)
+        guard let sof = JPEGFixture.offset(ofMarker: 0xC0, in: jpeg) else { return [] }
+        var twelveBit = jpeg
+        twelveBit[sof + 1] = 0xC1
+        twelveBit[sof + 4] = 12
+        var lossless = jpeg
+        lossless[sof + 1] = 0xC3
+        var random: [UInt8] = []
+        var seed: UInt32 = 1
+        for _ in 0..<4096 {
+            seed = seed &* 1_664_525 &+ 1_013_904_223
+            random.append(UInt8(truncatingIfNeeded: seed >> 24))
+        }
+        random[0] = 0x42
+        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13] + Array("IHDR".utf8)
+        return [
+            ("zero.jpg", [], "empty file (0 bytes)"),
+            ("random.jpg", random, "not a JPEG file (starts with 0x42"),
+            ("png.jpg", png, "not a JPEG file (PNG image data)"),
+            ("header-only.jpg", Array(jpeg.prefix(sof + 4)), "malformed JPEG: frame header is truncated"),
+            ("truncated.jpg", Array(jpeg.prefix(jpeg.count - 200)), "cannot decode: Premature end of JPEG file"),
+            ("twelve.jpg", twelveBit, "unsupported JPEG: 12-bit samples"),
+            ("lossless.jpg", lossless, "unsupported JPEG: lossless JPEG (SOF3)"),
+        ]
+    }
+
+    @Test func eachIsRefusedWithItsNameAndReason() throws {
+        let folder = try TemporaryFolder()
+        let renderer = FrameRenderer(budget: MemoryBudget(limit: 64 << 20))
+        let cases = try Self.badFiles()
+        #expect(cases.count == 7)
+        for bad in cases {
+            let path = try folder.write(bad.name, bad.bytes)
+            do {
+                _ = try renderer.render(path, options: RenderOptions(canvas: Size(width: 80, height: 48)))
+                Issue.record("\(bad.name) was rendered")
+            } catch {
+                #expect(error.description.hasPrefix("\(path): \(bad.reason)"), "\(error.description)")
+                #expect(!error.description.contains("\n"))
+            }
+        }
+        #expect(renderer.budget.used == 0)
+    }
+}
