@@ -60,26 +60,24 @@ struct BenchCommand {
         }
         let renderer = FrameRenderer(budget: MemoryBudget(limit: Int.max / 2))
         if tsv {
-            console.out("file\twidth\theight\tscale\tdecoded\tmin_ms\tmedian_ms\tmax_ms\tdecode_median_ms\n")
+            console.out("file\twidth\theight\tscale\tdecoded\tmin_ms\tmedian_ms\tmax_ms\n")
         } else {
             console.out(
                 "vitrine bench: \(files.count) photo(s) to \(panel) \(options.fit.rawValue), \(runs) run(s) each\n")
             console.out(
                 "photo".padding(44) + "size".padding(12) + "scale".padding(6) + "min ms".padding(9)
-                    + "median ms".padding(11) + "max ms".padding(9) + "of it decoding\n")
+                    + "median ms".padding(11) + "max ms\n")
         }
         var totalMedian = 0.0
         var failures = 0
         for file in files {
             var times: [Double] = []
-            var decodeTimes: [Double] = []
             var plan: DecodePlan?
             do {
                 for _ in 0..<runs {
                     let start = Self.now()
                     let result = try renderer.render(file, options: options)
                     times.append(Self.now() - start)
-                    decodeTimes.append(renderer.lastTimings.decode)
                     plan = result.plan
                 }
             } catch {
@@ -93,7 +91,7 @@ struct BenchCommand {
             totalMedian += median
             let name = file.split(separator: "/").last.map(String.init) ?? file
             let cells = [
-                Self.ms(times[0]), Self.ms(median), Self.ms(times[times.count - 1]), Self.ms(Self.median(decodeTimes)),
+                Self.ms(times[0]), Self.ms(median), Self.ms(times[times.count - 1]),
             ]
             if tsv {
                 console.out(
@@ -104,7 +102,7 @@ struct BenchCommand {
             } else {
                 console.out(
                     name.padding(44) + "\(plan.header.size)".padding(12) + plan.scaleDescription.padding(6)
-                        + cells[0].padding(9) + cells[1].padding(11) + cells[2].padding(9) + cells[3] + "\n")
+                        + cells[0].padding(9) + cells[1].padding(11) + cells[2] + "\n")
             }
         }
         let peak = vitrine_peak_rss_kib()

@@ -4,9 +4,6 @@ import VitrineCore
 /// every buffer charged to the memory budget before it is allocated. One renderer per thread.
 public final class FrameRenderer {
     public let budget: MemoryBudget
-    /// Seconds the last render spent decoding and resampling (overlapped), for `vitrine bench`.
-    public private(set) var lastTimings: (decode: Double, compose: Double) = (0, 0)
-
     public init(budget: MemoryBudget) {
         self.budget = budget
     }
@@ -62,7 +59,6 @@ public final class FrameRenderer {
     private func decodeAndCompose(
         file: borrowing PhotoFile, plan: DecodePlan, options: RenderOptions, into frame: Frame
     ) throws(ImageError) {
-        let started = MonotonicClock.seconds()
         let cmyk = plan.header.colorModel == .cmyk || plan.header.colorModel == .ycck
         let decompressor = JPEGDecompressor()
         if let message = decompressor.start(
@@ -117,7 +113,6 @@ public final class FrameRenderer {
         if failure == nil { failure = decompressor.finish() }
         if failure != nil { pipe.fail() }
         consumer.join()
-        lastTimings = (MonotonicClock.seconds() - started, 0)
         if let failure { throw ImageError(file: file.path, reason: .decodeFailed(failure)) }
     }
 

@@ -1,16 +1,10 @@
 import VitrineCore
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
 /// Separable resampling of a BGRX image window to an exact size, written straight into a frame through a
 /// `PixelMapping` (so orientation and panel rotation cost no extra pass or buffer).
 ///
-/// The four channels of a pixel travel in one SIMD register. Memory beyond the source and the frame is a ring of
-/// float rows as tall as the filter, per band.
+/// The four channels of a pixel travel in one SIMD register. Memory beyond the frame is one converted source row
+/// and a ring of filtered rows as tall as the vertical filter.
 public struct Resampler {
     /// Filter taps for one axis: output `i` reads `count[i]` source pixels from `start[i]` with `weights`.
     struct Axis {
@@ -58,16 +52,9 @@ public struct Resampler {
     }
 
     public var filter: ResamplingFilter
-    /// For a source held whole in memory, output rows are split into this many bands on separate threads.
-    public var threads: Int
-
-    public init(filter: ResamplingFilter = .cubic, threads: Int = Resampler.defaultThreads) {
+    public init(filter: ResamplingFilter = .cubic) {
         self.filter = filter
-        self.threads = max(1, threads)
     }
-
-    /// The online processors, at most four: beyond that the bands are too thin to pay for their threads.
-    public static let defaultThreads = max(1, min(4, sysconf(Int32(_SC_NPROCESSORS_ONLN))))
 
     /// Bytes a resampling allocates besides its output: filter tables, one converted source row and the ring of
     /// filtered rows.
@@ -99,28 +86,9 @@ public struct Resampler {
                 outputLength: outputSize.height, filter: filter))
     }
 
-    /// Resamples a source held whole in memory (rows packed), with the output rows split into bands on
-    /// `threads` threads.
-    public func resample(
-        source: UnsafePointer<UInt8>, sourceSize: Size, window: Placement.Window, outputSize: Size,
-        destination: UnsafeMutablePointer<UInt32>, mapping: PixelMapping
-    ) {
-        let job = job(
-            sourceSize: sourceSize, window: window, outputSize: outputSize, destination: destination, mapping: mapping)
-        let rowBytes = sourceSize.width * 4
-        let bands = outputSize.pixelCount >= 1 << 18 ? min(threads, outputSize.height) : 1
-        var workers: [JoinableThread] = []
-        for band in 1..<max(1, bands) {
-            let rows = band * outputSize.height / bands..<(band + 1) * outputSize.height / bands
-            workers.append(JoinableThread { _ = job.run(rows: rows) { source + $0 * rowBytes } })
-        }
-        _ = job.run(rows: 0..<outputSize.height / max(1, bands)) { source + $0 * rowBytes }
-        for worker in workers { worker.join() }
-    }
-
     /// One resampling, shared read-only by the bands; each band writes only its own output rows.
     public struct Job: @unchecked Sendable {
-        // @unchecked: `destination` is the only pointer written, and concurrent runs write disjoint output rows.
+        // @unchecked: `destination` is the only pointer, and one thread runs the job while its creator waits.
         let sourceSize: Size
         let outputSize: Size
         let destination: UnsafeMutablePointer<UInt32>

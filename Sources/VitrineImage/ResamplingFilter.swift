@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// The reconstruction filters the resampler offers. Their support widens with the reduction ratio, so a big
 /// reduction averages every source pixel it covers (area-like) instead of skipping pixels as nearest-neighbour
 /// or plain bilinear would.
@@ -39,9 +45,3 @@ public enum ResamplingFilter: String, Sendable, CaseIterable {
         return sin(angle) / angle
     }
 }
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif

@@ -12,7 +12,7 @@
 #
 # Per photo (all in this one run):
 #   vitrine     `vitrine bench --tsv`: median_ms of the whole path, and the
-#               DCT scale it chose (also decode_median_ms)
+#               DCT scale it chose
 #   tjbench     `tjbench PHOTO -scale S -bgrx -nowrite -benchtime 1 -warmup 0.3`
 #               at vitrine's scale S: ms = 1000 / Decompress "Frame rate"
 #   vips        `vipsthumbnail PHOTO --size WxH -o OUT.jpg`: median wall time
@@ -214,7 +214,7 @@ def cmd_table(data_tsv, target):
     with open(data_tsv, encoding="utf-8") as f:
         rows = list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
     cols = [("photo", 40, "<"), ("scale", 5, "<"), ("decoded", 10, "<"),
-            ("tjbench", 8, ">"), ("vitrine", 8, ">"), ("x", 5, ">"), ("(decode)", 8, ">"),
+            ("tjbench", 8, ">"), ("vitrine", 8, ">"), ("x", 5, ">"),
             ("vips", 8, ">"), ("x", 5, ">"), ("pillow", 8, ">"), ("x", 5, ">")]
 
     def line(vals):
@@ -222,13 +222,13 @@ def cmd_table(data_tsv, target):
 
     print("times in ms (median); x = ratio to the tjbench floor at the same scale")
     print(line([c[0] for c in cols]))
-    sums = {"tj": 0.0, "vit": 0.0, "dec": 0.0, "vips": 0.0, "pil": 0.0}
+    sums = {"tj": 0.0, "vit": 0.0, "vips": 0.0, "pil": 0.0}
     counted, notes = 0, []
     for r in rows:
-        tj, vit, dec = fnum(r["tj_ms"]), fnum(r["vit_ms"]), fnum(r["vit_decode_ms"])
+        tj, vit = fnum(r["tj_ms"]), fnum(r["vit_ms"])
         vips, pil = fnum(r["vips_ms"]), fnum(r["pillow_ms"])
         name = r["file"] if len(r["file"]) <= 40 else r["file"][:37] + "..."
-        print(line([name, r["scale"], r["decoded"], ms(tj), ms(vit), ratio(vit, tj), ms(dec),
+        print(line([name, r["scale"], r["decoded"], ms(tj), ms(vit), ratio(vit, tj),
                     ms(vips), ratio(vips, tj), ms(pil), ratio(pil, tj)]))
         for key, label in (("tj_note", "tjbench"), ("vips_note", "vips"),
                            ("pillow_note", "pillow")):
@@ -238,11 +238,10 @@ def cmd_table(data_tsv, target):
             notes.append(f"{r['file']}: left out of the sums (a tool has no time)")
             continue
         counted += 1
-        for key, v in (("tj", tj), ("vit", vit), ("dec", dec or 0.0),
-                       ("vips", vips), ("pil", pil)):
+        for key, v in (("tj", tj), ("vit", vit), ("vips", vips), ("pil", pil)):
             sums[key] += v
     print(line([f"sum of medians ({counted} photos)", "", "", ms(sums["tj"]), ms(sums["vit"]),
-                ratio(sums["vit"], sums["tj"]), ms(sums["dec"]), ms(sums["vips"]),
+                ratio(sums["vit"], sums["tj"]), ms(sums["vips"]),
                 ratio(sums["vips"], sums["tj"]), ms(sums["pil"]), ratio(sums["pil"], sums["tj"])]))
     for n in notes:
         print(f"  note: {n}")
@@ -302,12 +301,12 @@ fi
 helper pillow-bench "$tmp/pillow.tsv" "$panel_w" "$panel_h" "$runs" "${photos[@]}"
 
 # Per photo: tjbench at vitrine's scale and vipsthumbnail.
-printf 'file\tscale\tdecoded\ttj_ms\ttj_note\tvit_ms\tvit_decode_ms\tvips_ms\tvips_note\tpillow_ms\tpillow_note\n' >"$tmp/data.tsv"
+printf 'file\tscale\tdecoded\ttj_ms\ttj_note\tvit_ms\tvips_ms\tvips_note\tpillow_ms\tpillow_note\n' >"$tmp/data.tsv"
 for photo in "${photos[@]}"; do
     name=$(basename "$photo")
     row=$(awk -F'\t' -v n="$name" 'NR > 1 && $1 == n { print; exit }' "$tmp/vitrine.tsv")
     [[ -n $row ]] || continue
-    IFS=$'\t' read -r _ _ _ scale decoded _ vit_ms _ vit_decode_ms <<<"$row"
+    IFS=$'\t' read -r _ _ _ scale decoded _ vit_ms _ <<<"$row"
 
     (cd "$tmp" && tjbench "$photo" -scale "$scale" -bgrx -nowrite -benchtime 1 -warmup 0.3) \
         >"$tmp/tjbench.log" 2>&1 || true
@@ -330,8 +329,8 @@ for photo in "${photos[@]}"; do
     pil_line=$(awk -F "$US" -v p="$photo" '$1 == p { print; exit }' "$tmp/pillow.tsv")
     IFS=$US read -r _ pillow_ms pillow_note <<<"$pil_line"
 
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$scale" "$decoded" \
-        "$tj_ms" "$tj_note" "$vit_ms" "$vit_decode_ms" "$vips_ms" "$vips_note" \
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$scale" "$decoded" \
+        "$tj_ms" "$tj_note" "$vit_ms" "$vips_ms" "$vips_note" \
         "${pillow_ms:-n/a}" "$pillow_note" >>"$tmp/data.tsv"
 done
 helper table "$tmp/data.tsv" "$TARGET"
