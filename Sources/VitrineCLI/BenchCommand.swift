@@ -2,12 +2,6 @@ import CLinux
 import VitrineCore
 import VitrineImage
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
 /// `vitrine bench`: decode-to-frame time per photo and the process's peak memory.
 struct BenchCommand {
     let console: Console
@@ -42,12 +36,7 @@ struct BenchCommand {
             throw UsageError(command: command, message: "missing --panel WxH")
         }
         let runs = Int(try OptionValues.number(parsed, "--runs", in: 1...10000, command: command) ?? 5)
-        let rotation = try OptionValues.rotation(parsed, command: command) ?? .none
-        var options = RenderOptions(canvas: rotation.swapsAxes ? panel.transposed : panel)
-        options.rotation = rotation
-        options.fit = try OptionValues.choice(parsed, "--fit", as: Fit.self, command: command) ?? .contain
-        options.filter =
-            try OptionValues.choice(parsed, "--filter", as: ResamplingFilter.self, command: command) ?? .cubic
+        let options = try OptionValues.renderOptions(parsed, panel: panel, settings: Settings(), command: command)
         let tsv = parsed.has("--tsv")
 
         var files: [String] = []
@@ -75,9 +64,9 @@ struct BenchCommand {
             var plan: DecodePlan?
             do {
                 for _ in 0..<runs {
-                    let start = Self.now()
+                    let start = MonotonicClock.seconds()
                     let result = try renderer.render(file, options: options)
-                    times.append(Self.now() - start)
+                    times.append(MonotonicClock.seconds() - start)
                     plan = result.plan
                 }
             } catch {
@@ -114,22 +103,11 @@ struct BenchCommand {
         return failures == 0 ? 0 : 1
     }
 
+    /// A photo is itself; a folder stands for its photos (not those of its subfolders).
     static func photoFiles(_ argument: String) -> [String] {
-        var status = stat()
-        guard stat(argument, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else { return [argument] }
-        guard let directory = opendir(argument) else { return [] }
-        defer { closedir(directory) }
-        var names: [String] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if Library.isPhotoName(name) { names.append(name) }
-        }
-        return names.sorted { NaturalOrder.less($0, $1) }.map { "\(argument)/\($0)" }
+        guard let names = try? Library.photoNames(in: argument) else { return [argument] }
+        return names.map { "\(argument)/\($0)" }
     }
-
-    static func now() -> Double { MonotonicClock.seconds() }
 
     static func median(_ values: [Double]) -> Double {
         let sorted = values.sorted()

@@ -1,4 +1,5 @@
 import VitrineCore
+import VitrineImage
 
 #if canImport(Glibc)
     import Glibc
@@ -76,6 +77,21 @@ enum OptionValues {
             throw UsageError(command: command, message: "--background \(text): expected RRGGBB, e.g. 000000")
         }
         return color
+    }
+
+    /// The placement options `render` and `bench` share; what is not given comes from `settings`.
+    static func renderOptions(_ parsed: ArgumentParser.Parsed, panel: Size, settings: Settings, command: String)
+        throws(UsageError) -> RenderOptions
+    {
+        let rotation = try OptionValues.rotation(parsed, command: command) ?? .none
+        var options = RenderOptions(canvas: rotation.swapsAxes ? panel.transposed : panel)
+        options.rotation = rotation
+        options.fit = try choice(parsed, "--fit", as: Fit.self, command: command) ?? settings.fit ?? .contain
+        options.background = try color(parsed, command: command) ?? settings.background
+        options.maxMegapixels =
+            try number(parsed, "--max-megapixels", in: 0.01...1000, command: command) ?? settings.maxMegapixels
+        options.filter = try choice(parsed, "--filter", as: ResamplingFilter.self, command: command) ?? .cubic
+        return options
     }
 
     static func number(

@@ -50,17 +50,7 @@ struct RenderCommand {
         }
         let settings = context.settings
         let panel = try OptionValues.size(parsed, "--panel", command: command) ?? settings.display.headlessSize
-        let rotation = try OptionValues.rotation(parsed, command: command) ?? .none
-        var options = RenderOptions(canvas: rotation.swapsAxes ? panel.transposed : panel)
-        options.rotation = rotation
-        options.fit =
-            try OptionValues.choice(parsed, "--fit", as: Fit.self, command: command) ?? settings.fit ?? .contain
-        options.background = try OptionValues.color(parsed, command: command) ?? settings.background
-        options.maxMegapixels =
-            try OptionValues.number(parsed, "--max-megapixels", in: 0.01...1000, command: command)
-            ?? settings.maxMegapixels
-        options.filter =
-            try OptionValues.choice(parsed, "--filter", as: ResamplingFilter.self, command: command) ?? .cubic
+        let options = try OptionValues.renderOptions(parsed, panel: panel, settings: settings, command: command)
         let budgetMiB = try OptionValues.number(parsed, "--budget", in: 1...1_048_576, command: command)
         let budget = MemoryBudget(limit: budgetMiB.map { Int($0 * 1_048_576) } ?? Int.max / 2)
         let renderer = FrameRenderer(budget: budget)

@@ -37,6 +37,11 @@ public struct Library: Sendable {
         return (String(name), size)
     }
 
+    /// The photo file names directly in `folder`, in natural order; fails when it is not a folder.
+    public static func photoNames(in folder: String) throws(FileError) -> [String] {
+        try list(folder).filter { !$0.isDirectory && isPhotoName($0.name) }.map(\.name).sorted(by: NaturalOrder.less)
+    }
+
     /// The categories, in natural order of their names, with the root category first when it holds photos.
     public func categories() throws(FileError) -> [LibraryCategory] {
         var found: [LibraryCategory] = []
