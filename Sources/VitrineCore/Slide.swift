@@ -16,10 +16,16 @@ public struct Slide: Sendable, Equatable {
     public var original: String?
     /// `NAME@WxH.jpg` files, smallest first.
     public var renditions: [Rendition]
+    /// Seconds since the epoch the photo was taken (EXIF), else its file time; set only for `newest` order.
+    public var timestamp: Double
 
-    public init(id: SlideID, original: String?, renditions: [Rendition]) {
+    public init(id: SlideID, original: String?, renditions: [Rendition], timestamp: Double = 0) {
         self.id = id
         self.original = original
         self.renditions = renditions.sorted { $0.size.pixelCount < $1.size.pixelCount }
+        self.timestamp = timestamp
     }
+
+    /// Every file of the slide, the original first.
+    public var files: [String] { (original.map { [$0] } ?? []) + renditions.map(\.path) }
 }

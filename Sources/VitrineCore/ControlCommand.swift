@@ -1,0 +1,50 @@
+/// One line of the control protocol (`vitrine ctl`, the control socket).
+public enum ControlCommand: Equatable, Sendable {
+    public enum CategoryTarget: Equatable, Sendable {
+        case next, previous
+        case named(String)
+        /// 1-based position in the category list (keys 1 to 9).
+        case number(Int)
+    }
+
+    case next, previous, pause, resume, toggle, status
+    case category(CategoryTarget)
+    case first
+
+    /// Longer lines are refused: no command comes near this, and a client must not make the player buffer much.
+    public static let maximumLineBytes = 1024
+
+    public static let usage = "next, prev, pause, resume, toggle, first, category NAME|next|prev, status"
+
+    public static func parse(_ line: String) -> ControlCommand? {
+        let trimmed = line.trimmingWhitespace()
+        let word = trimmed.prefix { $0 != " " }
+        let rest = trimmed.dropFirst(word.count).trimmingWhitespace()
+        switch (word, rest.isEmpty) {
+        case ("next", true): return .next
+        case ("prev", true), ("previous", true): return .previous
+        case ("pause", true): return .pause
+        case ("resume", true): return .resume
+        case ("toggle", true): return .toggle
+        case ("status", true): return .status
+        case ("first", true): return .first
+        case ("category", false):
+            switch rest {
+            case "next": return .category(.next)
+            case "prev", "previous": return .category(.previous)
+            default: return .category(.named(rest))
+            }
+        default: return nil
+        }
+    }
+}
+
+extension StringProtocol {
+    func trimmingWhitespace() -> String {
+        let scalars = unicodeScalars
+        guard let start = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+            let end = scalars.lastIndex(where: { !$0.properties.isWhitespace })
+        else { return "" }
+        return String(String.UnicodeScalarView(scalars[start...end]))
+    }
+}

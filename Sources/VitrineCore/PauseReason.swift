@@ -1,0 +1,19 @@
+/// Why the slide timer is held. Each is tracked on its own; the timer runs only when none is set.
+public enum PauseReason: String, Sendable, CaseIterable, Comparable {
+    /// The user paused (control socket, key, tap).
+    case user
+    /// A touch or key was just used; the show waits `pauseOnInput` seconds.
+    case inputHold
+    /// The system is suspending.
+    case suspend
+    /// The virtual terminal was switched away.
+    case vtAway
+    /// The screen is off (schedule, command, or unplugged).
+    case screenOff
+    /// The slide to show next is still being decoded.
+    case loading
+
+    public static func < (lhs: PauseReason, rhs: PauseReason) -> Bool {
+        allCases.firstIndex(of: lhs) ?? 0 < allCases.firstIndex(of: rhs) ?? 0
+    }
+}

@@ -1,0 +1,372 @@
+/// The slideshow as a state machine: events in, actions out. It owns no thread, file or device, so tests drive it
+/// with a manual clock and assert the actions; the runtime carries the actions out and feeds back the results.
+///
+/// Rules it keeps: the picture on screen stays until the next one is fully decoded; a photo that fails is skipped
+/// with one log line; only the active category's index and frames are held; one flip at a time.
+public struct Player {
+    public struct Options: Sendable {
+        public var interval: Double
+        public var order: PlaybackOrder
+        public var startCategory: String?
+        /// Keep the previous slide's frame too (only when the budget has room, decided by the runtime).
+        public var keepPrevious: Bool
+        public var seed: UInt64
+
+        public init(
+            interval: Double = 10, order: PlaybackOrder = .name, startCategory: String? = nil,
+            keepPrevious: Bool = false, seed: UInt64 = 0x5EED
+        ) {
+            self.interval = interval
+            self.order = order
+            self.startCategory = startCategory
+            self.keepPrevious = keepPrevious
+            self.seed = seed
+        }
+    }
+
+    public enum Event {
+        case start(categories: [String], now: Double)
+        case indexed(category: String, slides: [Slide], now: Double)
+        case indexFailed(category: String, message: String, now: Double)
+        case timerFired(generation: Int, now: Double)
+        case decoded(DecodeRequest, Frame, now: Double)
+        case decodeFailed(DecodeRequest, message: String, now: Double)
+        case flipDone(now: Double)
+        case hold(PauseReason, now: Double)
+        case release(PauseReason, now: Double)
+        /// The system slept and woke (or the process was stopped and continued).
+        case woke(now: Double)
+        case command(ControlCommand, now: Double)
+        case photosAdded([Slide], category: String, now: Double)
+        case photosRemoved([SlideID], category: String, now: Double)
+        case categoriesChanged([String], now: Double)
+
+        var now: Double {
+            switch self {
+            case .start(_, let now), .indexed(_, _, let now), .indexFailed(_, _, let now), .timerFired(_, let now),
+                .decoded(_, _, let now), .decodeFailed(_, _, let now), .flipDone(let now), .hold(_, let now),
+                .release(_, let now), .woke(let now), .command(_, let now), .photosAdded(_, _, let now),
+                .photosRemoved(_, _, let now), .categoriesChanged(_, let now):
+                return now
+            }
+        }
+    }
+
+    public enum Action: CustomStringConvertible {
+        case index(category: String)
+        case decode(DecodeRequest)
+        case cancel(SlideID)
+        case present(Frame, SlideID)
+        case showBackground
+        case timer(SlideTimer.Command)
+        case log(String)
+
+        public var description: String {
+            switch self {
+            case .index(let category): return "index \(category)"
+            case .decode(let request): return "decode \(request.purpose.rawValue) \(request.slide.id)"
+            case .cancel(let id): return "cancel \(id)"
+            case .present(_, let id): return "present \(id)"
+            case .showBackground: return "background"
+            case .timer(.arm(let deadline, _)): return "arm \(deadline)"
+            case .timer(.disarm): return "disarm"
+            case .log(let line): return "log \(line)"
+            }
+        }
+    }
+
+    public struct Status: Equatable, Sendable {
+        public var category: String?
+        public var slide: SlideID?
+        public var position: Int?
+        public var count: Int
+        public var paused: [PauseReason]
+        public var secondsLeft: Double
+        public var framesCached: Int
+        public var presented: Int
+    }
+
+    public private(set) var options: Options
+    public private(set) var categories: [String] = []
+    public private(set) var active: String?
+    public private(set) var playlist: Playlist?
+    /// The slide whose picture is on screen (or on its way there).
+    public private(set) var onScreen: SlideID?
+    /// The slide to show as soon as its frame is ready.
+    public private(set) var wanted: SlideID?
+    public private(set) var timer: SlideTimer
+    public private(set) var presented = 0
+    private var cache: [SlideID: Frame] = [:]
+    private var inFlight: [SlideID: DecodeRequest] = [:]
+    private var generation = 0
+    private var flipPending = false
+    private var queued: (Frame, SlideID)?
+    /// The time of the event being handled.
+    private var now: Double = 0
+
+    public init(options: Options) {
+        self.options = options
+        timer = SlideTimer(interval: options.interval)
+    }
+
+    public var cachedFrames: Int { cache.count }
+    public var decodesInFlight: [SlideID] { Array(inFlight.keys) }
+
+    public func status(now: Double) -> Status {
+        Status(
+            category: active, slide: onScreen, position: onScreen.flatMap { playlist?.number(of: $0) },
+            count: playlist?.count ?? 0, paused: timer.reasons.sorted(), secondsLeft: timer.secondsLeft(now: now),
+            framesCached: cache.count, presented: presented)
+    }
+
+    public mutating func handle(_ event: Event) -> [Action] {
+        now = event.now
+        switch event {
+        case .start(let names, _):
+            categories = names
+            var actions: [Action] = []
+            var first = names.first
+            if let wanted = options.startCategory {
+                if names.contains(wanted) {
+                    first = wanted
+                } else {
+                    actions.append(.log("start category \"\(wanted)\" not found; starting with \(Self.label(first))"))
+                }
+            }
+            guard let first else {
+                return actions + [.showBackground, .log("the library has no photos yet; waiting for some to arrive")]
+            }
+            return actions + switchTo(first)
+        case .indexed(let category, let slides, _):
+            guard category == active, playlist == nil else { return [] }
+            playlist = Playlist(slides: slides, order: options.order, seed: options.seed)
+            guard let first = playlist?.first() else {
+                onScreen = nil
+                return [
+                    .showBackground, .log("category \(Self.label(category)) has no photos; waiting for some to arrive"),
+                ]
+            }
+            return want(first)
+        case .indexFailed(let category, let message, _):
+            guard category == active else { return [] }
+            playlist = Playlist(slides: [], order: options.order)
+            return [.log("cannot read category \(Self.label(category)): \(message)")]
+        case .timerFired(let fired, let now):
+            guard timer.expire(generation: fired, now: now), var playlist else { return [] }
+            let next = playlist.next()
+            self.playlist = playlist
+            guard let next, next != onScreen else { return [.timer(timer.restart(now: now))] }
+            return want(next)
+        case .decoded(let request, let frame, _):
+            guard request.generation == generation else { return [] }
+            inFlight[request.slide.id] = nil
+            let id = request.slide.id
+            if id == wanted { return present(frame, id) }
+            if prefetchTargets().contains(id) { cache[id] = frame }
+            return []
+        case .decodeFailed(let request, let message, let now):
+            guard request.generation == generation else { return [] }
+            let id = request.slide.id
+            inFlight[id] = nil
+            playlist?.markBroken(id)
+            var actions: [Action] = [.log("skipped \(message)")]
+            if id == wanted {
+                wanted = nil
+                if let next = playlist?.next(after: id), next != onScreen {
+                    actions += want(next)
+                } else if onScreen == nil {
+                    actions += [.showBackground, .log("no photo of category \(Self.label(active)) can be shown")]
+                } else {
+                    actions.append(.timer(timer.restart(now: now)))
+                }
+            } else {
+                actions += prefetch()
+            }
+            return actions
+        case .flipDone:
+            flipPending = false
+            guard let (frame, id) = queued else { return [] }
+            queued = nil
+            flipPending = true
+            return [.present(frame, id)]
+        case .hold(let reason, let now):
+            return timer.pause(reason, now: now).map { [.timer($0)] } ?? []
+        case .release(let reason, let now):
+            return timer.resume(reason, now: now).map { [.timer($0)] } ?? []
+        case .woke(let now):
+            let command = timer.resumedFromSleep(now: now)
+            return [.log("resumed after sleep; the slide on screen gets a full interval")]
+                + (command.map { [.timer($0)] } ?? [])
+        case .command(let command, let now):
+            return perform(command, now: now)
+        case .photosAdded(let slides, let category, _):
+            guard category == active, playlist != nil else { return [] }
+            for slide in slides { playlist?.add(slide) }
+            if onScreen == nil, wanted == nil, let first = playlist?.first() { return want(first) }
+            return prefetch()
+        case .photosRemoved(let ids, let category, _):
+            guard category == active, playlist != nil else { return [] }
+            var actions: [Action] = []
+            for id in ids {
+                playlist?.remove(id)
+                cache[id] = nil
+                if inFlight.removeValue(forKey: id) != nil { actions.append(.cancel(id)) }
+                if wanted == id {
+                    wanted = nil
+                    if let next = playlist?.next() { actions += want(next) }
+                }
+            }
+            if playlist?.isEmpty ?? true {
+                onScreen = nil
+                return actions + [.showBackground, .log("category \(Self.label(active)) has no photos left")]
+            }
+            return actions + prefetch()
+        case .categoriesChanged(let names, _):
+            categories = names
+            guard let active, !names.contains(active) else { return [] }
+            guard let first = names.first else {
+                self.active = nil
+                playlist = nil
+                dropCategoryState()
+                onScreen = nil
+                return [.showBackground, .log("the library has no photos left")]
+            }
+            return [.log("category \(Self.label(active)) is gone")] + switchTo(first)
+        }
+    }
+
+    private mutating func perform(_ command: ControlCommand, now: Double) -> [Action] {
+        switch command {
+        case .next:
+            guard let next = playlist?.next(after: wanted ?? onScreen) else { return [] }
+            return want(next)
+        case .previous:
+            guard let previous = playlist?.previous(before: wanted ?? onScreen) else { return [] }
+            return want(previous)
+        case .first:
+            guard let first = playlist?.first() else { return [] }
+            return want(first)
+        case .pause:
+            return handle(.hold(.user, now: now))
+        case .resume:
+            return handle(.release(.user, now: now))
+        case .toggle:
+            return handle(timer.reasons.contains(.user) ? .release(.user, now: now) : .hold(.user, now: now))
+        case .status:
+            return []
+        case .category(let target):
+            guard !categories.isEmpty else { return [.log("the library has no categories")] }
+            let index = active.flatMap { categories.firstIndex(of: $0) } ?? 0
+            switch target {
+            case .next: return switchTo(categories[(index + 1) % categories.count])
+            case .previous: return switchTo(categories[(index + categories.count - 1) % categories.count])
+            case .number(let number):
+                guard (1...categories.count).contains(number) else { return [.log("there is no category \(number)")] }
+                return switchTo(categories[number - 1])
+            case .named(let name):
+                guard categories.contains(name) else {
+                    return [
+                        .log(
+                            "no category named \"\(name)\" (have: \(categories.map(Self.label).joined(separator: ", ")))"
+                        )
+                    ]
+                }
+                return switchTo(name)
+            }
+        }
+    }
+
+    static func label(_ category: String?) -> String {
+        guard let category else { return "(none)" }
+        return category.isEmpty ? "(library root)" : "\"\(category)\""
+    }
+
+    /// Drops the old category's frames, decodes and index, and asks for the new one to be indexed. The picture on
+    /// screen stays until the new category's first slide is ready.
+    private mutating func switchTo(_ category: String) -> [Action] {
+        var actions: [Action] = []
+        if active != nil { actions.append(.log("category \(Self.label(category))")) }
+        actions += dropCategoryState()
+        active = category
+        playlist = nil
+        if let command = timer.pause(.loading, now: now) { actions.append(.timer(command)) }
+        return actions + [.index(category: category)]
+    }
+
+    @discardableResult
+    private mutating func dropCategoryState() -> [Action] {
+        generation += 1
+        let cancels = inFlight.keys.sorted { $0.description < $1.description }.map { Action.cancel($0) }
+        inFlight = [:]
+        cache = [:]
+        wanted = nil
+        return cancels
+    }
+
+    /// Makes `id` the next picture: at once when its frame is ready, else after its decode (sharing one already
+    /// under way). The timer waits meanwhile.
+    private mutating func want(_ id: SlideID) -> [Action] {
+        wanted = id
+        var actions: [Action] = []
+        if let frame = cache.removeValue(forKey: id) { return present(frame, id) }
+        if let command = timer.pause(.loading, now: now) { actions.append(.timer(command)) }
+        if inFlight[id] == nil, let slide = playlist?.slide(id) {
+            let request = DecodeRequest(slide: slide, generation: generation, purpose: .show)
+            inFlight[id] = request
+            actions.append(.decode(request))
+        }
+        return actions + dropUnwanted()
+    }
+
+    private mutating func present(_ frame: Frame, _ id: SlideID) -> [Action] {
+        var actions: [Action] = []
+        if flipPending {
+            queued = (frame, id)
+        } else {
+            flipPending = true
+            actions.append(.present(frame, id))
+        }
+        onScreen = id
+        wanted = nil
+        presented += 1
+        playlist?.moveTo(id)
+        actions.append(.timer(timer.restart(now: now)))
+        return actions + prefetch()
+    }
+
+    /// The slides worth having ready: the next, and the previous when the options allow.
+    private mutating func prefetchTargets() -> [SlideID] {
+        guard var playlist else { return [] }
+        var targets: [SlideID] = []
+        if let next = playlist.next(), next != onScreen { targets.append(next) }
+        if options.keepPrevious, let previous = playlist.previous(), previous != onScreen, !targets.contains(previous) {
+            targets.append(previous)
+        }
+        self.playlist = playlist
+        return targets
+    }
+
+    private mutating func prefetch() -> [Action] {
+        var actions: [Action] = []
+        for id in prefetchTargets() where cache[id] == nil && inFlight[id] == nil {
+            guard let slide = playlist?.slide(id) else { continue }
+            let request = DecodeRequest(slide: slide, generation: generation, purpose: .prefetch)
+            inFlight[id] = request
+            actions.append(.decode(request))
+        }
+        return actions + dropUnwanted()
+    }
+
+    /// Frees frames and cancels decodes of slides that are neither wanted nor worth prefetching any more.
+    private mutating func dropUnwanted() -> [Action] {
+        var keep = Set(prefetchTargets())
+        if let wanted { keep.insert(wanted) }
+        for id in cache.keys where !keep.contains(id) { cache[id] = nil }
+        var actions: [Action] = []
+        for id in inFlight.keys.sorted(by: { $0.description < $1.description }) where !keep.contains(id) {
+            inFlight[id] = nil
+            actions.append(.cancel(id))
+        }
+        return actions
+    }
+}
