@@ -32,8 +32,13 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
-            name: "VitrineCLI",
+            name: "VitrineRuntime",
             dependencies: ["VitrineCore", "VitrineImage", "CLinux"],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "VitrineCLI",
+            dependencies: ["VitrineCore", "VitrineImage", "VitrineRuntime", "CLinux"],
             swiftSettings: strict
         ),
         .executableTarget(name: "vitrine", dependencies: ["VitrineCLI"], swiftSettings: strict),
@@ -52,7 +57,7 @@ let package = Package(
         ),
         .testTarget(
             name: "VitrineCLITests",
-            dependencies: ["VitrineCLI", "VitrineCore", "VitrineImage", "VitrineTestSupport"],
+            dependencies: ["VitrineCLI", "VitrineCore", "VitrineImage", "VitrineRuntime", "VitrineTestSupport"],
             swiftSettings: strict
         ),
     ],

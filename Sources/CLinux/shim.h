@@ -1,12 +1,19 @@
 #ifndef VITRINE_CLINUX_SHIM_H
 #define VITRINE_CLINUX_SHIM_H
 /* Glibc's Swift module leaves these Linux interfaces out; the event loop needs them. */
+#include <errno.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <string.h>
+#include <signal.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/timerfd.h>
+#include <sys/un.h>
 #include <time.h>
 
 /* Peak resident set size of this process in KiB (ru_maxrss is in KiB on Linux, getrusage(2)). */
@@ -16,5 +23,67 @@ static inline long vitrine_peak_rss_kib(void) {
         return -1;
     }
     return usage.ru_maxrss;
+}
+
+/* sigset_t manipulation is done with macros on some libcs; these are functions Swift can call. */
+static inline int vitrine_block_signals(const int *signals, int count, sigset_t *set) {
+    sigemptyset(set);
+    for (int i = 0; i < count; i++) {
+        sigaddset(set, signals[i]);
+    }
+    return pthread_sigmask(SIG_BLOCK, set, NULL);
+}
+
+static inline int vitrine_ignore_signal(int signal_number) {
+    struct sigaction action = {0};
+    action.sa_handler = SIG_IGN;
+    return sigaction(signal_number, &action, NULL);
+}
+
+static inline int vitrine_ignore_sigpipe(void) {
+    return vitrine_ignore_signal(SIGPIPE);
+}
+
+/* The epoll_event struct is packed on x86-64, which Swift imports awkwardly; these keep the layout in C. */
+static inline int vitrine_epoll_add(int epoll, int fd, unsigned int events, unsigned long long token) {
+    struct epoll_event event = {0};
+    event.events = events;
+    event.data.u64 = token;
+    return epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event);
+}
+
+static inline int vitrine_epoll_modify(int epoll, int fd, unsigned int events, unsigned long long token) {
+    struct epoll_event event = {0};
+    event.events = events;
+    event.data.u64 = token;
+    return epoll_ctl(epoll, EPOLL_CTL_MOD, fd, &event);
+}
+
+static inline int vitrine_epoll_wait(int epoll, unsigned long long *tokens, unsigned int *events, int capacity,
+                                     int timeout_ms) {
+    struct epoll_event ready[64];
+    if (capacity > 64) {
+        capacity = 64;
+    }
+    int count = epoll_wait(epoll, ready, capacity, timeout_ms);
+    for (int i = 0; i < count; i++) {
+        tokens[i] = ready[i].data.u64;
+        events[i] = ready[i].events;
+    }
+    return count;
+}
+
+/* sockaddr_un with its path, length checked by the caller (sun_path is 108 bytes). */
+static inline int vitrine_unix_connect_or_bind(int fd, const char *path, int bind_it) {
+    struct sockaddr_un address = {0};
+    address.sun_family = AF_UNIX;
+    size_t length = strlen(path);
+    if (length >= sizeof address.sun_path) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    memcpy(address.sun_path, path, length + 1);
+    socklen_t size = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + length + 1);
+    return bind_it ? bind(fd, (struct sockaddr *)&address, size) : connect(fd, (struct sockaddr *)&address, size);
 }
 #endif

@@ -10,6 +10,8 @@ public enum VitrineCommand {
     public static let version = "0.1.0"
 
     static let subcommands: [(name: String, summary: String)] = [
+        ("play", "play the slideshow"),
+        ("ctl", "send a command to a running player"),
         ("render", "render a photo (or a library) to panel-sized image files"),
         ("probe", "show the device profile chosen for a panel"),
         ("bench", "time decode-to-frame for photos and report peak memory"),
@@ -42,6 +44,10 @@ public enum VitrineCommand {
             case "--version", "version":
                 console.out("vitrine \(version)\n")
                 return 0
+            case "play":
+                return try PlayCommand(console: console).run(rest)
+            case "ctl":
+                return try CtlCommand(console: console).run(rest)
             case "render":
                 return try RenderCommand(console: console).run(rest)
             case "probe":

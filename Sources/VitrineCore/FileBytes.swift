@@ -18,11 +18,16 @@ public enum FileBytes {
         guard status.st_mode & S_IFMT != S_IFDIR else { throw FileError(path: path, operation: "read", errno: EISDIR) }
         let expected = Int(status.st_size)
         guard expected <= limit else { throw FileError(path: path, operation: "read", errno: EFBIG) }
-        var bytes = [UInt8](repeating: 0, count: expected)
+        // Files under /proc report size 0: read those until end of file instead.
+        var bytes = [UInt8](repeating: 0, count: expected > 0 ? expected : 4096)
         var filled = 0
-        while filled < expected {
+        while true {
+            if filled == bytes.count {
+                guard expected == 0, bytes.count < limit else { break }
+                bytes += [UInt8](repeating: 0, count: bytes.count)
+            }
             let count = bytes.withUnsafeMutableBytes { buffer in
-                Glibc.read(descriptor, buffer.baseAddress.map { $0 + filled }, expected - filled)
+                Glibc.read(descriptor, buffer.baseAddress.map { $0 + filled }, buffer.count - filled)
             }
             if count < 0 {
                 if errno == EINTR { continue }
@@ -31,7 +36,7 @@ public enum FileBytes {
             if count == 0 { break }
             filled += count
         }
-        if filled < expected { bytes.removeLast(expected - filled) }
+        bytes.removeLast(bytes.count - filled)
         return bytes
     }
 

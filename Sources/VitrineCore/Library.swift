@@ -42,6 +42,11 @@ public struct Library: Sendable {
         try list(folder).filter { !$0.isDirectory && isPhotoName($0.name) }.map(\.name).sorted(by: NaturalOrder.less)
     }
 
+    /// The visible subfolder names of `folder`.
+    public static func folderNames(in folder: String) throws(FileError) -> [String] {
+        try list(folder).filter(\.isDirectory).map(\.name)
+    }
+
     /// The categories, in natural order of their names, with the root category first when it holds photos.
     public func categories() throws(FileError) -> [LibraryCategory] {
         var found: [LibraryCategory] = []

@@ -235,6 +235,16 @@ public struct Player {
         }
     }
 
+    /// New settings (a reloaded config): the interval applies from the next slide; a new order re-reads the
+    /// active category.
+    public mutating func update(_ newOptions: Options) -> [Action] {
+        let reorder = newOptions.order != options.order || newOptions.seed != options.seed
+        options = newOptions
+        timer.changeInterval(to: newOptions.interval)
+        guard reorder, let active else { return [] }
+        return switchTo(active)
+    }
+
     private mutating func perform(_ command: ControlCommand, now: Double) -> [Action] {
         switch command {
         case .next:

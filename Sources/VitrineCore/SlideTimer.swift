@@ -78,6 +78,11 @@ public struct SlideTimer: Sendable, Equatable {
         return nil
     }
 
+    /// A new interval, from the next slide on (the slide on screen keeps the time it was given).
+    public mutating func changeInterval(to seconds: Double) {
+        interval = seconds
+    }
+
     /// The real timer fired. True when this is the current deadline: the show should advance.
     public mutating func expire(generation fired: Int, now: Double) -> Bool {
         guard fired == generation, let deadline, now >= deadline - 0.001 else { return false }

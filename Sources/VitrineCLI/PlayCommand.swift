@@ -1,0 +1,87 @@
+import VitrineCore
+import VitrineRuntime
+
+/// `vitrine play`: the slideshow.
+struct PlayCommand {
+    let console: Console
+
+    static let parser = ArgumentParser(
+        command: "play",
+        synopsis: "[--config FILE] [--library DIR] [--display auto|headless[:WxH]] [--interval SECONDS] "
+            + "[--category NAME] [--order name|shuffle|newest] [--control PATH] [--snapshots DIR] [--exit-after N] "
+            + "[--stats]",
+        summary: """
+            Shows the library slide after slide until stopped (SIGTERM or SIGINT exit 0; SIGHUP reloads the config;
+            SIGUSR1 toggles pause). This build drives a headless display that behaves like DRM (two buffers, one
+            flip at a time, 60 Hz); --snapshots writes each presented frame as DIR/NNNNNN.ppm and a line to
+            DIR/presented.jsonl.
+            """,
+        options: [
+            .init(name: "--config", value: "FILE", help: "config file (default: see README)"),
+            .init(name: "--library", value: "DIR", help: "photo library (default: the config's library)"),
+            .init(name: "--display", value: "SPEC", help: "auto, or headless:WxH (default: the config's display)"),
+            .init(name: "--interval", value: "SECONDS", help: "seconds per slide (default: the config's interval)"),
+            .init(name: "--category", value: "NAME", help: "category to start with"),
+            .init(name: "--order", value: "name|shuffle|newest", help: "slide order"),
+            .init(name: "--control", value: "PATH", help: "control socket (default: $XDG_RUNTIME_DIR/vitrine.sock)"),
+            .init(name: "--snapshots", value: "DIR", help: "write every presented frame and presented.jsonl here"),
+            .init(name: "--exit-after", value: "N", help: "exit 0 after N slides have been presented"),
+            .init(name: "--stats", value: nil, help: "log one line of figures per slide"),
+        ],
+        maximumArguments: 0)
+
+    func run(_ words: [String]) throws(UsageError) -> Int32 {
+        let parsed = try Self.parser.parse(words)
+        if parsed.has("--help") {
+            console.out(Self.parser.help)
+            return 0
+        }
+        let command = "play"
+        let context: ConfigContext
+        let table: DeviceTable
+        do {
+            context = try ConfigContext.load(explicit: parsed.value("--config"))
+            table = try context.deviceTable(explicit: nil)
+        } catch {
+            console.error("vitrine play: \(error)\n")
+            return 1
+        }
+        var settings = context.settings
+        if let library = parsed.value("--library") { settings.library = library }
+        settings.interval =
+            try OptionValues.number(parsed, "--interval", in: 0.05...86400, command: command) ?? settings.interval
+        settings.order =
+            try OptionValues.choice(parsed, "--order", as: PlaybackOrder.self, command: command)
+            ?? settings.order
+        if let category = parsed.value("--category") { settings.startCategory = category }
+        var mode = settings.display.headlessSize
+        switch parsed.value("--display") ?? settings.display.backend.rawValue {
+        case "auto", "headless":
+            break
+        case let spec where spec.hasPrefix("headless:"):
+            guard let size = Size(parsing: spec.dropFirst("headless:".count)) else {
+                throw UsageError(command: command, message: "--display \(spec): expected headless:WIDTHxHEIGHT")
+            }
+            mode = size
+        case let spec where spec.hasPrefix("drm") || spec.hasPrefix("fbdev"):
+            console.error("vitrine play: --display \(spec): this build drives only the headless display\n")
+            return 1
+        case let spec:
+            throw UsageError(command: command, message: "--display \(spec): expected auto or headless:WxH")
+        }
+        let exitAfter = try OptionValues.number(parsed, "--exit-after", in: 1...1e9, command: command).map { Int($0) }
+        let configuration = PlayConfiguration(
+            settings: settings, configPath: context.path, deviceTable: table, panelMode: mode,
+            snapshots: parsed.value("--snapshots"), exitAfter: exitAfter, stats: parsed.has("--stats"),
+            controlPath: parsed.value("--control") ?? settings.controlSocket)
+        let console = self.console
+        do {
+            let runtime = try PlayerRuntime(configuration: configuration) { line in console.error("vitrine: \(line)\n")
+            }
+            return runtime.run()
+        } catch {
+            console.error("vitrine play: \(error)\n")
+            return 1
+        }
+    }
+}

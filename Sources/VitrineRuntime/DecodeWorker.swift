@@ -1,0 +1,136 @@
+import VitrineCore
+import VitrineImage
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// The background thread that turns slides into frames, so the player thread never waits on a decode.
+///
+/// Requests to show jump ahead of prefetches; a request for a slide already queued or being decoded is merged
+/// into it; a cancelled request leaves the queue, or its result is dropped when it was already being decoded.
+/// Results are collected by the player thread after the worker rings `wakeup`.
+public final class DecodeWorker: @unchecked Sendable {
+    // @unchecked: every mutable field is guarded by `monitor`; the renderer is used only by the worker thread.
+    public struct Outcome: Sendable {
+        public var request: DecodeRequest
+        public var result: Result<Frame, ImageError>
+        /// The file that was read (the picked rendition).
+        public var file: String?
+        public var seconds: Double
+    }
+
+    private let monitor = Monitor()
+    private let wakeup: Wakeup
+    private let renderer: FrameRenderer
+    private var options: RenderOptions
+    private var queue: [DecodeRequest] = []
+    private var current: DecodeRequest?
+    private var currentCancelled = false
+    private var outcomes: [Outcome] = []
+    private var stopping = false
+    private var thread: JoinableThread?
+
+    public init(budget: MemoryBudget, options: RenderOptions, wakeup: Wakeup) {
+        renderer = FrameRenderer(budget: budget)
+        self.options = options
+        self.wakeup = wakeup
+    }
+
+    public func start() {
+        thread = JoinableThread { [self] in run() }
+    }
+
+    public func stop() {
+        monitor.locked {
+            stopping = true
+            queue = []
+            monitor.broadcast()
+        }
+        thread?.join()
+        thread = nil
+    }
+
+    public func setOptions(_ newOptions: RenderOptions) {
+        monitor.locked { options = newOptions }
+    }
+
+    public func submit(_ request: DecodeRequest) {
+        monitor.locked {
+            let id = request.slide.id
+            if let current, current.slide.id == id, current.generation == request.generation, !currentCancelled {
+                return
+            }
+            if let index = queue.firstIndex(where: { $0.slide.id == id && $0.generation == request.generation }) {
+                if request.purpose == .show && queue[index].purpose == .prefetch {
+                    queue.remove(at: index)
+                } else {
+                    return
+                }
+            }
+            if request.purpose == .show {
+                queue.insert(request, at: queue.firstIndex { $0.purpose == .prefetch } ?? queue.count)
+            } else {
+                queue.append(request)
+            }
+            monitor.broadcast()
+        }
+    }
+
+    public func cancel(_ id: SlideID) {
+        monitor.locked {
+            queue.removeAll { $0.slide.id == id }
+            if current?.slide.id == id { currentCancelled = true }
+        }
+    }
+
+    public func takeOutcomes() -> [Outcome] {
+        monitor.locked {
+            defer { outcomes = [] }
+            return outcomes
+        }
+    }
+
+    /// Slides queued or being decoded, for status lines and tests.
+    public var pending: Int { monitor.locked { queue.count + (current == nil ? 0 : 1) } }
+
+    private func run() {
+        while true {
+            let next: (DecodeRequest, RenderOptions)? = monitor.locked {
+                while queue.isEmpty && !stopping { monitor.wait() }
+                guard !stopping else { return nil }
+                let request = queue.removeFirst()
+                current = request
+                currentCancelled = false
+                return (request, options)
+            }
+            guard let (request, options) = next else { return }
+            let started = MonotonicClock.seconds()
+            let picker = RenditionPicker(canvas: options.canvas, fit: options.fit)
+            let choice = picker.pick(request.slide) { [renderer] path in try? renderer.header(of: path).displayedSize }
+            let result: Result<Frame, ImageError>
+            if let choice {
+                do {
+                    result = .success(try renderer.render(choice.path, options: options).frame)
+                } catch {
+                    result = .failure(error)
+                }
+            } else {
+                let missing = FileError(path: request.slide.id.description, operation: "find its file", errno: ENOENT)
+                result = .failure(ImageError(file: request.slide.id.description, reason: .unreadable(missing)))
+            }
+            let outcome = Outcome(
+                request: request, result: result, file: choice?.path, seconds: MonotonicClock.seconds() - started)
+            let deliver = monitor.locked {
+                defer { current = nil }
+                guard !currentCancelled else { return false }
+                outcomes.append(outcome)
+                return true
+            }
+            // A cancelled outcome is dropped here, on the worker, so its frame is freed at once.
+            if deliver { wakeup.signal() }
+        }
+    }
+}

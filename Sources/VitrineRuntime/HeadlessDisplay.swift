@@ -1,0 +1,98 @@
+import VitrineCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// A display without a screen that behaves like DRM: two scanout buffers, one flip in flight, the flip completing
+/// at the next tick of a simulated 60 Hz vblank. Frames go to memory and, when asked, to snapshot files.
+public final class HeadlessDisplay {
+    public enum Content {
+        case frame(Frame, PresentRecord)
+        case background(RGBColor)
+    }
+
+    /// What a completed flip put on screen. The frame itself is not kept: its pixels are in the buffer.
+    public enum Shown {
+        case frame(PresentRecord)
+        case background
+    }
+
+    public static let refreshRate = 60.0
+
+    public let size: Size
+    /// The scanout buffers; `buffers[front]` is "on screen". Charged to the budget like DRM dumb buffers.
+    private let buffers: [Frame]
+    private var front = 0
+    private let vblank: MonotonicTimer
+    private let started: Double
+    private var flipping: Shown?
+    /// One content waiting for the flip in flight (a background, or a frame arriving just after one).
+    private var waiting: Content?
+    public let snapshots: SnapshotWriter?
+
+    public var eventDescriptor: Int32 { vblank.descriptor }
+    public var isFlipPending: Bool { flipping != nil }
+    public var frontBuffer: Frame { buffers[front] }
+
+    public init(size: Size, budget: MemoryBudget, snapshots: SnapshotWriter?) throws(MemoryBudget.Exceeded) {
+        self.size = size
+        buffers = [
+            try Frame(size: size, budget: budget, purpose: "scanout buffer 1 (\(size))"),
+            try Frame(size: size, budget: budget, purpose: "scanout buffer 2 (\(size))"),
+        ]
+        for buffer in buffers { buffer.fill(.black) }
+        do {
+            vblank = try MonotonicTimer()
+        } catch {
+            preconditionFailure("\(error)")
+        }
+        started = MonotonicClock.seconds()
+        self.snapshots = snapshots
+    }
+
+    /// Puts content on screen at the next vblank; never touches the buffer on screen.
+    public func show(_ content: Content) {
+        guard flipping == nil else {
+            waiting = content
+            return
+        }
+        let back = buffers[1 - front]
+        switch content {
+        case .frame(let frame, let record):
+            precondition(frame.size == size, "frame \(frame.size) for a \(size) display")
+            back.pixels.update(from: frame.pixels, count: size.pixelCount)
+            flipping = .frame(record)
+        case .background(let color):
+            back.fill(color)
+            flipping = .background
+        }
+        let now = MonotonicClock.seconds()
+        let period = 1 / Self.refreshRate
+        vblank.arm(at: started + ((now - started) / period + 1).rounded(.down) * period)
+    }
+
+    /// The vblank came: the back buffer becomes the front. Returns the record of the frame now on screen (nil
+    /// for a background), and whether a frame flip completed.
+    public func handleVblank() -> (completed: Shown?, now: Double) {
+        vblank.acknowledge()
+        let now = MonotonicClock.seconds()
+        guard let content = flipping else { return (nil, now) }
+        front = 1 - front
+        flipping = nil
+        if let snapshots {
+            if case .frame(let record) = content {
+                snapshots.write(buffers[front], record: record, now: now)
+            } else {
+                snapshots.write(buffers[front], record: nil, now: now)
+            }
+        }
+        if let waiting {
+            self.waiting = nil
+            show(waiting)
+        }
+        return (content, now)
+    }
+}

@@ -1,0 +1,136 @@
+import CLinux
+import VitrineCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// inotify on the library root (categories appearing and going) and on the active category's folders (photos
+/// arriving and going). Only finished files count: a file is announced when it is closed after writing or moved
+/// in, never while it is being written.
+public final class LibraryWatcher {
+    public struct Changes: Equatable {
+        /// A folder appeared or went in the root, or the root itself moved: the category list may have changed.
+        public var categoriesChanged = false
+        /// Files of the active category changed (for the root category, files directly in the root).
+        public var activeChanged = false
+        /// Files closed after writing or moved in: their slides are new or replaced.
+        public var finished: Set<String> = []
+        /// The kernel dropped events: rescan everything.
+        public var overflowed = false
+    }
+
+    public let descriptor: Int32
+    public let root: String
+    private var rootWatch: Int32 = -1
+    private var categoryWatches: [Int32: String] = [:]
+    private var activeIsRoot = false
+    /// Files created and not yet closed: never indexed until they are.
+    public private(set) var beingWritten: Set<String> = []
+
+    static let fileEvents = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CREATE)
+    static let folderEvents = UInt32(IN_DELETE_SELF | IN_MOVE_SELF)
+
+    public init(root: String) throws(RuntimeError) {
+        self.root = root
+        descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        guard descriptor >= 0 else { throw .last("start inotify") }
+        rootWatch = inotify_add_watch(descriptor, root, Self.fileEvents | Self.folderEvents)
+        guard rootWatch >= 0 else {
+            let failure = RuntimeError.last("watch the library", path: root)
+            close(descriptor)
+            throw failure
+        }
+    }
+
+    deinit { close(descriptor) }
+
+    /// Watches `category` (and the folders inside it) instead of the previous one.
+    public func watch(_ category: LibraryCategory) {
+        for watch in categoryWatches.keys { inotify_rm_watch(descriptor, watch) }
+        categoryWatches = [:]
+        activeIsRoot = category.isRoot
+        guard !category.isRoot else { return }
+        addWatches(category.path, depth: 0)
+    }
+
+    private func addWatches(_ folder: String, depth: Int) {
+        let watch = inotify_add_watch(descriptor, folder, Self.fileEvents | Self.folderEvents)
+        guard watch >= 0 else { return }
+        categoryWatches[watch] = folder
+        guard depth < 8, let names = try? Library.folderNames(in: folder) else { return }
+        for name in names { addWatches("\(folder)/\(name)", depth: depth + 1) }
+    }
+
+    /// Reads what happened since the last call.
+    public func read() -> Changes {
+        var changes = Changes()
+        let capacity = 64 * 1024
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 8)
+        defer { buffer.deallocate() }
+        while true {
+            let count = Glibc.read(descriptor, buffer, capacity)
+            guard count > 0 else { break }
+            var offset = 0
+            while offset + MemoryLayout<inotify_event>.size <= count {
+                let event = buffer.load(fromByteOffset: offset, as: inotify_event.self)
+                let nameBytes = Int(event.len)
+                let nameStart = buffer.advanced(by: offset + MemoryLayout<inotify_event>.size)
+                let name = String(
+                    decoding: UnsafeRawBufferPointer(start: nameStart, count: nameBytes).prefix { $0 != 0 },
+                    as: UTF8.self)
+                offset += MemoryLayout<inotify_event>.size + nameBytes
+                apply(event, name: name, to: &changes)
+            }
+        }
+        return changes
+    }
+
+    private func apply(_ event: inotify_event, name: String, to changes: inout Changes) {
+        let mask = event.mask
+        if mask & UInt32(IN_Q_OVERFLOW) != 0 {
+            changes.overflowed = true
+            return
+        }
+        let isFolder = mask & UInt32(IN_ISDIR) != 0
+        let folder: String
+        let inRoot = event.wd == rootWatch
+        if inRoot {
+            folder = root
+            if mask & Self.folderEvents != 0 || isFolder {
+                changes.categoriesChanged = true
+                return
+            }
+        } else if let watched = categoryWatches[event.wd] {
+            folder = watched
+            if mask & Self.folderEvents != 0 {
+                changes.activeChanged = true
+                return
+            }
+        } else {
+            return
+        }
+        let path = "\(folder)/\(name)"
+        if isFolder {
+            if mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 { addWatches(path, depth: 1) }
+            changes.activeChanged = true
+            return
+        }
+        guard Library.isPhotoName(name) else { return }
+        if mask & UInt32(IN_CREATE) != 0 {
+            beingWritten.insert(path)
+            return
+        }
+        beingWritten.remove(path)
+        if inRoot {
+            // Photos directly in the root form the root category; they matter when it is the active one, and
+            // the first or last of them makes that category appear or go.
+            changes.categoriesChanged = true
+            if !activeIsRoot { return }
+        }
+        changes.activeChanged = true
+        if mask & UInt32(IN_CLOSE_WRITE | IN_MOVED_TO) != 0 { changes.finished.insert(path) }
+    }
+}

@@ -1,0 +1,388 @@
+import CLinux
+import VitrineCore
+import VitrineImage
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// The player thread: one epoll loop over the slide timer, signals, decode results, inotify, the display's
+/// vblank and the control socket. It owns the `Player` state machine, feeds it events and carries out its
+/// actions; decoding happens on the worker thread.
+public final class PlayerRuntime {
+    enum Token: UInt64 {
+        case timer = 1, signals, decodes, library, vblank, control
+    }
+
+    /// Client tokens start here, plus the client's descriptor.
+    static let clientTokenBase: UInt64 = 1000
+    /// The previous slide is kept too only when, after everything else, the budget still has this much room
+    /// for a progressive decode (whose coefficients libjpeg must hold whole).
+    static let progressiveReserve = 96 << 20
+
+    private var configuration: PlayConfiguration
+    private let log: (String) -> Void
+    private let library: Library
+    private let profile: DeviceProfile
+    public let budget: MemoryBudget
+    private var renderOptions: RenderOptions
+    private var player: Player
+    private let loop: EventLoop
+    private let timer: MonotonicTimer
+    private let signals: SignalSource
+    private let decodeWakeup: Wakeup
+    private let worker: DecodeWorker
+    private let watcher: LibraryWatcher
+    private let display: HeadlessDisplay
+    private let control: ControlServer?
+    private var categoryList: [LibraryCategory] = []
+    private var armedGeneration: Int?
+    private var armedDeadline: Double?
+    /// The deadline that made the show advance, until the slide it asked for is on screen (for `--stats`).
+    private var advanceDeadline: Double?
+    private var decodes: [SlideID: (file: String?, milliseconds: Double)] = [:]
+    private var presentedCount = 0
+    private var sleepOffset = SleepClock.offset()
+    private var exitStatus: Int32?
+
+    /// Sets everything up; a problem the user must fix (budget too small, socket in use, library missing) is
+    /// thrown as one line.
+    public init(configuration: PlayConfiguration, log: @escaping (String) -> Void) throws(PlayError) {
+        self.configuration = configuration
+        self.log = log
+        let settings = configuration.settings
+        library = Library(root: settings.library)
+        profile = configuration.deviceTable.profile(for: PanelDescription(mode: configuration.panelMode))
+        let budgetMiB = settings.memoryBudgetMiB ?? profile.memoryBudgetMiB
+        budget = MemoryBudget(limit: budgetMiB << 20)
+        let needed = profile.minimumBudgetBytes
+        guard budget.limit >= needed else {
+            let source = settings.memoryBudgetMiB != nil ? "memoryBudgetMiB" : "the \(profile.id) profile's budget"
+            throw PlayError(
+                "memory budget \(budgetMiB) MiB (\(source)) is below the \(MemoryBudget.format(needed)) that two "
+                    + "\(profile.scanout) scanout buffers and one \(profile.compose) frame need")
+        }
+        renderOptions = RenderOptions(
+            canvas: profile.compose, fit: settings.fit ?? profile.fit, rotation: profile.rotation,
+            background: settings.background, maxMegapixels: settings.maxMegapixels)
+        let frameBytes = profile.compose.xrgbByteCount ?? 0
+        let keepPrevious = budget.limit - needed - frameBytes >= Self.progressiveReserve + frameBytes
+        player = Player(
+            options: Player.Options(
+                interval: settings.interval, order: settings.order, startCategory: settings.startCategory,
+                keepPrevious: keepPrevious, seed: UInt64(truncatingIfNeeded: Int(MonotonicClock.seconds() * 1e6))))
+        do {
+            signals = try SignalSource([SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGCONT])
+            _ = vitrine_ignore_sigpipe()
+            loop = try EventLoop()
+            timer = try MonotonicTimer()
+            decodeWakeup = try Wakeup()
+            watcher = try LibraryWatcher(root: settings.library)
+            let snapshots = try configuration.snapshots.map { (directory) throws(RuntimeError) in
+                try SnapshotWriter(directory: directory, started: MonotonicClock.seconds())
+            }
+            do {
+                display = try HeadlessDisplay(size: profile.scanout, budget: budget, snapshots: snapshots)
+            } catch {
+                throw PlayError("\(error)")
+            }
+            control = try ControlServer(path: configuration.controlPath ?? ControlServer.defaultPath())
+        } catch let error as RuntimeError {
+            throw PlayError("\(error)")
+        } catch let error as PlayError {
+            throw error
+        } catch {
+            throw PlayError("\(error)")
+        }
+        worker = DecodeWorker(budget: budget, options: renderOptions, wakeup: decodeWakeup)
+    }
+
+    public var controlPath: String? { control?.path }
+
+    /// Plays until a signal or `--exit-after` ends the show. Returns the exit status.
+    public func run() -> Int32 {
+        do {
+            try loop.add(timer.descriptor, token: Token.timer.rawValue)
+            try loop.add(signals.descriptor, token: Token.signals.rawValue)
+            try loop.add(decodeWakeup.descriptor, token: Token.decodes.rawValue)
+            try loop.add(watcher.descriptor, token: Token.library.rawValue)
+            try loop.add(display.eventDescriptor, token: Token.vblank.rawValue)
+            if let control { try loop.add(control.descriptor, token: Token.control.rawValue) }
+        } catch {
+            log("\(error)")
+            return 1
+        }
+        worker.start()
+        log(
+            "playing \(library.root) on a headless \(profile.scanout) panel (profile \(profile.id), compose "
+                + "\(profile.compose), budget \(MemoryBudget.format(budget.limit)))"
+                + (control.map { ", control socket \($0.path)" } ?? ""))
+        if let snapshots = display.snapshots { log("presented frames go to \(snapshots.directory)/") }
+        send(.start(categories: readCategories(), now: MonotonicClock.seconds()))
+        while exitStatus == nil {
+            for ready in loop.wait() {
+                handle(ready)
+                if exitStatus != nil { break }
+            }
+            noticeSleep()
+        }
+        shutdown()
+        return exitStatus ?? 0
+    }
+
+    private func shutdown() {
+        worker.stop()
+        control?.close()
+        loop.close()
+    }
+
+    private func handle(_ ready: EventLoop.Ready) {
+        let now = MonotonicClock.seconds()
+        switch Token(rawValue: ready.token) {
+        case .timer:
+            timer.acknowledge()
+            guard let generation = armedGeneration else { return }
+            advanceDeadline = armedDeadline
+            send(.timerFired(generation: generation, now: now))
+        case .signals:
+            for signal in signals.take() where exitStatus == nil { handleSignal(signal, now: now) }
+        case .decodes:
+            decodeWakeup.drain()
+            for outcome in worker.takeOutcomes() { deliver(outcome, now: now) }
+        case .library:
+            libraryChanged(watcher.read(), now: now)
+        case .vblank:
+            vblank()
+        case .control:
+            guard let control else { return }
+            for client in control.accept() {
+                try? loop.add(client, token: Self.clientTokenBase + UInt64(client))
+            }
+        case nil:
+            guard let control, ready.token >= Self.clientTokenBase else { return }
+            let client = Int32(ready.token - Self.clientTokenBase)
+            if !control.serve(client, answer: answer) { loop.remove(client) }
+        }
+    }
+
+    private func handleSignal(_ signal: Int32, now: Double) {
+        switch signal {
+        case SIGTERM, SIGINT:
+            log("stopping (signal \(signal))")
+            exitStatus = 0
+        case SIGHUP:
+            reload(now: now)
+        case SIGUSR1:
+            send(.command(.toggle, now: now))
+        case SIGCONT:
+            send(.woke(now: now))
+        default:
+            break
+        }
+    }
+
+    /// A jump of CLOCK_BOOTTIME over CLOCK_MONOTONIC means the system slept.
+    private func noticeSleep() {
+        let offset = SleepClock.offset()
+        defer { sleepOffset = offset }
+        guard offset - sleepOffset > 1 else { return }
+        log("the system slept for \(Int(offset - sleepOffset)) s")
+        send(.woke(now: MonotonicClock.seconds()))
+    }
+
+    private func reload(now: Double) {
+        guard let path = configuration.configPath else {
+            log("SIGHUP: no config file to reload")
+            return
+        }
+        let settings: Settings
+        do {
+            settings = try Settings.load(path: path)
+        } catch {
+            log("config reload refused, keeping the running settings: \(error)")
+            return
+        }
+        if settings.library != configuration.settings.library {
+            log("the library path changes on restart; still playing \(library.root)")
+        }
+        configuration.settings = settings
+        renderOptions.fit = settings.fit ?? profile.fit
+        renderOptions.background = settings.background
+        renderOptions.maxMegapixels = settings.maxMegapixels
+        worker.setOptions(renderOptions)
+        var options = player.options
+        options.interval = settings.interval
+        options.order = settings.order
+        log("config reloaded from \(path)")
+        perform(player.update(options))
+    }
+
+    private func send(_ event: Player.Event) {
+        perform(player.handle(event))
+    }
+
+    private func perform(_ actions: [Player.Action]) {
+        for action in actions { perform(action) }
+    }
+
+    private func perform(_ action: Player.Action) {
+        switch action {
+        case .index(let name):
+            index(name)
+        case .decode(let request):
+            worker.submit(request)
+        case .cancel(let id):
+            worker.cancel(id)
+        case .present(let frame, let id):
+            let decode = decodes.removeValue(forKey: id)
+            display.show(
+                .frame(
+                    frame,
+                    PresentRecord(
+                        category: id.category, slide: id.name, file: decode?.file,
+                        decodeMilliseconds: decode?.milliseconds)))
+        case .showBackground:
+            display.show(.background(renderOptions.background))
+        case .timer(.arm(let deadline, let generation)):
+            armedGeneration = generation
+            armedDeadline = deadline
+            timer.arm(at: deadline)
+        case .timer(.disarm):
+            armedGeneration = nil
+            armedDeadline = nil
+            timer.disarm()
+        case .log(let line):
+            log(line)
+        }
+    }
+
+    private func readCategories() -> [String] {
+        do {
+            categoryList = try library.categories()
+        } catch {
+            log("\(error)")
+            categoryList = []
+        }
+        return categoryList.map(\.name)
+    }
+
+    private func index(_ name: String) {
+        let now = MonotonicClock.seconds()
+        guard let category = categoryList.first(where: { $0.name == name }) else {
+            send(.indexFailed(category: name, message: "no such category", now: now))
+            return
+        }
+        watcher.watch(category)
+        do {
+            let slides = try CategoryIndexer(library: library).slides(
+                of: category, order: player.options.order, excluding: watcher.beingWritten)
+            send(.indexed(category: name, slides: slides, now: now))
+        } catch {
+            send(.indexFailed(category: name, message: "\(error)", now: now))
+        }
+    }
+
+    private func deliver(_ outcome: DecodeWorker.Outcome, now: Double) {
+        switch outcome.result {
+        case .success(let frame):
+            decodes[outcome.request.slide.id] = (outcome.file, outcome.seconds * 1000)
+            send(.decoded(outcome.request, frame, now: now))
+        case .failure(let error):
+            send(.decodeFailed(outcome.request, message: "\(error)", now: now))
+        }
+    }
+
+    private func vblank() {
+        let (shown, now) = display.handleVblank()
+        guard case .frame(let record) = shown else { return }
+        presentedCount += 1
+        if configuration.stats { logStats(record, now: now) }
+        advanceDeadline = nil
+        send(.flipDone(now: now))
+        if let limit = configuration.exitAfter, presentedCount >= limit {
+            log("presented \(presentedCount) slides; exiting as asked")
+            exitStatus = 0
+        }
+    }
+
+    private func logStats(_ record: PresentRecord, now: Double) {
+        let mib = { (bytes: Int) in JSONText.number(Double(bytes) / 1_048_576) }
+        let latency = advanceDeadline.map { "\(JSONText.number((now - $0) * 1000)) ms" } ?? "-"
+        let decode = record.decodeMilliseconds.map { "\(JSONText.number($0)) ms" } ?? "-"
+        log(
+            "stats: slide \(SlideID(category: record.category, name: record.slide)) decode \(decode) "
+                + "deadline-to-present \(latency) rss \(mib(ProcessMemory.residentBytes())) MiB budget "
+                + "\(mib(budget.used))/\(mib(budget.limit)) MiB MemAvailable \(mib(ProcessMemory.availableBytes())) MiB"
+        )
+    }
+
+    private func libraryChanged(_ changes: LibraryWatcher.Changes, now: Double) {
+        if changes.categoriesChanged || changes.overflowed {
+            let before = categoryList.map(\.name)
+            let after = readCategories()
+            if before != after { send(.categoriesChanged(after, now: now)) }
+        }
+        guard changes.activeChanged || changes.overflowed, let active = player.active,
+            let category = categoryList.first(where: { $0.name == active }), let playlist = player.playlist
+        else { return }
+        let current: [Slide]
+        do {
+            current = try CategoryIndexer(library: library).slides(
+                of: category, order: player.options.order, excluding: watcher.beingWritten)
+        } catch {
+            log("\(error)")
+            return
+        }
+        let known = Dictionary(playlist.round.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let currentIDs = Set(current.map(\.id))
+        let removed = known.keys.filter { !currentIDs.contains($0) }.sorted { $0.description < $1.description }
+        let added = current.filter { slide in
+            guard let old = known[slide.id] else { return true }
+            return old.files != slide.files || slide.files.contains { changes.finished.contains($0) }
+        }
+        if !removed.isEmpty { send(.photosRemoved(removed, category: active, now: now)) }
+        if !added.isEmpty { send(.photosAdded(added, category: active, now: now)) }
+    }
+
+    /// One answer line for one control line.
+    private func answer(_ line: String) -> String {
+        guard let command = ControlCommand.parse(line) else {
+            let shown = line.count > 40 ? String(line.prefix(40)) + "..." : line
+            return "error: unknown command \(JSONText.quote(shown)) (commands: \(ControlCommand.usage))"
+        }
+        let now = MonotonicClock.seconds()
+        if command == .status { return statusLine(now: now) }
+        send(.command(command, now: now))
+        return "ok"
+    }
+
+    private func statusLine(now: Double) -> String {
+        let status = player.status(now: now)
+        let mib = { (bytes: Int) in JSONText.number(Double(bytes) / 1_048_576) }
+        let fields = [
+            "\"category\":\(status.category.map(JSONText.quote) ?? "null")",
+            "\"slide\":\(status.slide.map { JSONText.quote($0.name) } ?? "null")",
+            "\"position\":\(status.position.map(String.init) ?? "null")",
+            "\"count\":\(status.count)",
+            "\"paused\":[\(status.paused.map { JSONText.quote($0.rawValue) }.joined(separator: ","))]",
+            "\"seconds_left\":\(JSONText.number(status.secondsLeft))",
+            "\"frames_cached\":\(status.framesCached)",
+            "\"presented\":\(presentedCount)",
+            "\"budget_used_mib\":\(mib(budget.used))",
+            "\"budget_total_mib\":\(mib(budget.limit))",
+            "\"rss_mib\":\(mib(ProcessMemory.residentBytes()))",
+        ]
+        return "{" + fields.joined(separator: ",") + "}"
+    }
+}
+
+/// Why `vitrine play` cannot start, in one line.
+public struct PlayError: Error, CustomStringConvertible {
+    public var description: String
+
+    public init(_ description: String) {
+        self.description = description
+    }
+}

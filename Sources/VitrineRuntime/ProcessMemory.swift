@@ -1,0 +1,28 @@
+import VitrineCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// Memory figures as the user sees them: this process's resident set and the system's MemAvailable.
+public enum ProcessMemory {
+    /// Resident bytes now (`/proc/self/statm`, second field, in pages).
+    public static func residentBytes() -> Int {
+        guard let text = try? FileBytes.readText("/proc/self/statm") else { return 0 }
+        let fields = text.split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+
+    /// `MemAvailable` from `/proc/meminfo`, in bytes.
+    public static func availableBytes() -> Int {
+        guard let text = try? FileBytes.readText("/proc/meminfo") else { return 0 }
+        for line in text.split(separator: "\n") where line.hasPrefix("MemAvailable:") {
+            let number = line.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+            return number * 1024
+        }
+        return 0
+    }
+}

@@ -1,0 +1,93 @@
+import VitrineCore
+import VitrineImage
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// What was put on screen, for `presented.jsonl` and `--stats`.
+public struct PresentRecord: Sendable {
+    public var category: String
+    public var slide: String
+    public var file: String?
+    public var decodeMilliseconds: Double?
+}
+
+/// Writes each presented frame as `DIR/NNNNNN.ppm` and appends a JSON line to `DIR/presented.jsonl`.
+public final class SnapshotWriter {
+    public let directory: String
+    private var sequence = 0
+    private let started: Double
+
+    public init(directory: String, started: Double) throws(RuntimeError) {
+        self.directory = directory
+        self.started = started
+        if mkdir(directory, 0o755) != 0 && errno != EEXIST {
+            throw .last("create the snapshot folder", path: directory)
+        }
+    }
+
+    public func write(_ frame: Frame, record: PresentRecord?, now: Double) {
+        sequence += 1
+        let name = String(sequence).leftPadded(to: 6)
+        do {
+            try FrameWriter.write(frame, to: "\(directory)/\(name).ppm", format: .ppm)
+        } catch {
+            return
+        }
+        var fields: [String] = ["\"seq\":\(sequence)"]
+        if let record {
+            fields.append("\"category\":\(JSONText.quote(record.category))")
+            fields.append("\"slide\":\(JSONText.quote(record.slide))")
+            fields.append("\"file\":\(record.file.map(JSONText.quote) ?? "null")")
+            fields.append("\"decode_ms\":\(record.decodeMilliseconds.map { JSONText.number($0) } ?? "null")")
+        } else {
+            fields.append("\"category\":null,\"slide\":null,\"file\":null,\"decode_ms\":null")
+        }
+        fields.append("\"t\":\(JSONText.number(now - started))")
+        let line = "{" + fields.joined(separator: ",") + "}\n"
+        let path = "\(directory)/presented.jsonl"
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { return }
+        defer { close(descriptor) }
+        var bytes = Array(line.utf8)
+        _ = Glibc.write(descriptor, &bytes, bytes.count)
+    }
+}
+
+/// JSON text for the player's own output lines.
+public enum JSONText {
+    public static func quote(_ text: String) -> String {
+        var result = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            case _ where scalar.value < 0x20:
+                let digits = Array("0123456789abcdef")
+                result += "\\u00" + String([digits[Int(scalar.value >> 4)], digits[Int(scalar.value & 15)]])
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result + "\""
+    }
+
+    /// A number with at most three decimals.
+    public static func number(_ value: Double) -> String {
+        let thousandths = Int((value * 1000).rounded())
+        let sign = thousandths < 0 ? "-" : ""
+        let magnitude = abs(thousandths)
+        return "\(sign)\(magnitude / 1000).\(String(magnitude % 1000).leftPadded(to: 3))"
+    }
+}
+
+extension String {
+    func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}
