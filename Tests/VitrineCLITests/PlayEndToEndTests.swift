@@ -1,0 +1,237 @@
+import Testing
+import VitrineCore
+import VitrineTestSupport
+
+@testable import VitrineCLI
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// `vitrine play` as a user runs it: the real executable on a library made here, driven over its control socket,
+/// with files added and deleted while it plays. The interval is long, so every change on screen comes from a
+/// command and the test can wait for each one.
+@Suite(.serialized) struct PlayEndToEndTests {
+    static let binary = "\(repositoryRoot)/.build/debug/vitrine"
+
+    let folder: TemporaryFolder
+    let library: String
+    let snapshots: String
+    let socket: String
+
+    static let cyan = RGBColor(red: 20, green: 210, blue: 220)
+    static let magenta = RGBColor(red: 220, green: 30, blue: 200)
+
+    init() throws {
+        folder = try TemporaryFolder()
+        library = "\(folder.path)/library"
+        snapshots = "\(folder.path)/frames"
+        socket = "\(folder.path)/control.sock"
+        try photo("Alpha/a.jpg", JPEGFixture.red, Size(width: 320, height: 192))
+        try photo("Alpha/b.jpg", JPEGFixture.green, Size(width: 120, height: 200))
+        try photo("Alpha/c.jpg", JPEGFixture.blue, Size(width: 640, height: 384))
+        try folder.write("library/Beta/bad.jpg", [])
+        try photo("Beta/yellow.jpg", JPEGFixture.yellow, Size(width: 160, height: 96))
+        try photo("Gamma/only.jpg", Self.cyan, Size(width: 100, height: 60))
+        try folder.write(
+            "vitrine.json",
+            text: """
+                {"library": "library", "deviceTable": "\(repositoryRoot)/Config/devices.json", "interval": 600,
+                 "display": {"headlessSize": "160x96"}, "controlSocket": "control.sock"}
+                """)
+    }
+
+    func photo(_ name: String, _ color: RGBColor, _ size: Size) throws {
+        try folder.write(
+            "library/\(name)", try JPEGFixture.encode(rgb: JPEGFixture.solid(color, size: size), size: size))
+    }
+
+    /// A running player; stopped with SIGTERM by `stop()`.
+    final class Running {
+        let pid: pid_t
+        let log: String
+
+        init(arguments: [String], log: String) throws {
+            self.log = log
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+            var argv: [UnsafeMutablePointer<CChar>?] =
+                ([PlayEndToEndTests.binary] + arguments).map { strdup($0) } + [nil]
+            defer { argv.forEach { free($0) } }
+            var pid: pid_t = 0
+            let status = posix_spawn(&pid, PlayEndToEndTests.binary, &actions, nil, &argv, environ)
+            guard status == 0 else {
+                throw FileError(path: PlayEndToEndTests.binary, operation: "spawn", errno: status)
+            }
+            self.pid = pid
+        }
+
+        /// SIGTERM, then the exit status (or -signal).
+        func stop() -> Int32 {
+            kill(pid, SIGTERM)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+            return status & 0x7F == 0 ? (status >> 8) & 0xFF : -(status & 0x7F)
+        }
+
+        var output: String { (try? FileBytes.readText(log)) ?? "" }
+    }
+
+    /// Polls `condition` every 20 ms for up to 20 s (debug builds on a loaded machine are slow).
+    func eventually(_ what: String, _ condition: () -> Bool) -> Bool {
+        for _ in 0..<1000 {
+            if condition() { return true }
+            usleep(20_000)
+        }
+        Issue.record("timed out waiting for \(what)")
+        return false
+    }
+
+    func presented() -> [[String: String]] {
+        guard let text = try? FileBytes.readText("\(snapshots)/presented.jsonl") else { return [] }
+        return text.split(separator: "\n").compactMap { line in
+            guard let value = try? JSONParser.parse(String(line)), case .object(let members) = value.kind else {
+                return nil
+            }
+            var fields: [String: String] = [:]
+            for (key, member) in members {
+                switch member.kind {
+                case .string(let text): fields[key] = text
+                case .number(let number): fields[key] = String(number)
+                default: fields[key] = ""
+                }
+            }
+            return fields
+        }
+    }
+
+    func ctl(_ command: String) -> String {
+        switch CtlCommand.exchange(command, path: socket) {
+        case .success(let answer): return answer
+        case .failure(let error): return "failed: \(error)"
+        }
+    }
+
+    /// Sends a command and waits for the next presented frame; returns its record.
+    @discardableResult
+    func showNext(after command: String) -> [String: String]? {
+        let before = presented().count
+        #expect(ctl(command) == "ok", "\(command)")
+        guard eventually("a frame after \(command)", { presented().count > before }) else { return nil }
+        return presented().last
+    }
+
+    func pixel(ofSnapshot sequence: Int, x: Int, y: Int) throws -> RGBColor {
+        let name = String(sequence)
+        let path = "\(snapshots)/\(String(repeating: "0", count: 6 - name.count))\(name).ppm"
+        let bytes = try FileBytes.read(path)
+        let header = Array("P6\n160 96\n255\n".utf8)
+        #expect(Array(bytes.prefix(header.count)) == header)
+        let offset = header.count + (y * 160 + x) * 3
+        return RGBColor(red: bytes[offset], green: bytes[offset + 1], blue: bytes[offset + 2])
+    }
+
+    static func near(_ a: RGBColor, _ b: RGBColor) -> Bool {
+        abs(Int(a.red) - Int(b.red)) <= 8 && abs(Int(a.green) - Int(b.green)) <= 8
+            && abs(Int(a.blue) - Int(b.blue)) <= 8
+    }
+
+    @Test func playsNavigatesSwitchesAndFollowsTheFolder() throws {
+        guard FileBytes.exists(Self.binary) else {
+            print("skipped: \(Self.binary) is not built (make test runs swift build first)")
+            return
+        }
+        let player = try Running(
+            arguments: ["play", "--config", "\(folder.path)/vitrine.json", "--snapshots", snapshots],
+            log: "\(folder.path)/play.log")
+        defer { _ = player.stop() }
+        guard eventually("the first slide", { presented().count == 1 }) else { return }
+        #expect(presented().first?["category"] == "Alpha" && presented().first?["slide"] == "a")
+        #expect(Self.near(try pixel(ofSnapshot: 1, x: 80, y: 48), JPEGFixture.red))
+
+        // next: the portrait photo, centred on black.
+        #expect(showNext(after: "next")?["slide"] == "b")
+        #expect(Self.near(try pixel(ofSnapshot: 2, x: 80, y: 48), JPEGFixture.green))
+        #expect(try pixel(ofSnapshot: 2, x: 2, y: 48) == .black)
+        #expect(showNext(after: "prev")?["slide"] == "a")
+
+        // pause and resume show in status; the picture does not change.
+        #expect(ctl("pause") == "ok")
+        #expect(ctl("status").contains("\"paused\":[\"user\"]"))
+        #expect(ctl("resume") == "ok")
+        #expect(ctl("status").contains("\"paused\":[]"))
+        #expect(ctl("jump").hasPrefix("error: unknown command \"jump\""))
+
+        // Beta: its broken photo is skipped with one log line, the good one shown.
+        let beta = showNext(after: "category Beta")
+        #expect(beta?["category"] == "Beta" && beta?["slide"] == "yellow")
+        #expect(player.output.contains("skipped \(library)/Beta/bad.jpg: empty file (0 bytes)"))
+
+        // A photo copied in (written under a hidden name, then renamed, as rsync does) joins the show.
+        let size = Size(width: 96, height: 96)
+        try folder.write(
+            "library/Beta/.zebra.jpg.tmp",
+            try JPEGFixture.encode(rgb: JPEGFixture.solid(Self.magenta, size: size), size: size))
+        rename("\(library)/Beta/.zebra.jpg.tmp", "\(library)/Beta/zebra.jpg")
+        #expect(eventually("zebra to be indexed", { ctl("status").contains("\"count\":3") }))
+        let zebra = showNext(after: "next")
+        #expect(zebra?["slide"] == "zebra")
+        #expect(Self.near(try pixel(ofSnapshot: presented().count, x: 80, y: 48), Self.magenta))
+
+        // Deleting the photo on screen: it stays until the show moves on, then the show goes on past it.
+        unlink("\(library)/Beta/zebra.jpg")
+        #expect(eventually("zebra to leave", { ctl("status").contains("\"count\":2") }))
+        #expect(showNext(after: "next")?["slide"] == "yellow")
+
+        // A new category folder appears and can be chosen.
+        try photo("Delta/new.jpg", Self.cyan, Size(width: 160, height: 96))
+        #expect(eventually("Delta to appear", { ctl("category Delta") == "ok" }))
+        #expect(eventually("Delta to show", { presented().last?["category"] == "Delta" }))
+        // Categories are in natural order: Alpha, Beta, Delta, Gamma.
+        #expect(showNext(after: "category prev")?["category"] == "Beta")
+        #expect(showNext(after: "category Gamma")?["category"] == "Gamma")
+
+        // Clients that misbehave do not disturb the show.
+        #expect(Self.misbehave(socket))
+        #expect(showNext(after: "category Alpha")?["slide"] == "a")
+        #expect(ctl("status").contains("\"category\":\"Alpha\""))
+
+        #expect(player.stop() == 0)
+        #expect(!FileBytes.exists(socket))
+    }
+
+    /// Half a line then a hang-up, then a flood without newlines: both are dropped quietly.
+    static func misbehave(_ path: String) -> Bool {
+        func connected() -> Int32? {
+            let descriptor = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            guard descriptor >= 0 else { return nil }
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &address.sun_path) { raw in
+                for (index, byte) in path.utf8.enumerated() where index < raw.count - 1 { raw[index] = byte }
+            }
+            let status = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
+            }
+            return status == 0 ? descriptor : nil
+        }
+        guard let half = connected() else { return false }
+        var partial = Array("nex".utf8)
+        _ = send(half, &partial, partial.count, Int32(MSG_NOSIGNAL))
+        close(half)
+        guard let flood = connected() else { return false }
+        var junk = [UInt8](repeating: 0x41, count: 8192)
+        _ = send(flood, &junk, junk.count, Int32(MSG_NOSIGNAL))
+        var answer = [UInt8](repeating: 0, count: 256)
+        let count = recv(flood, &answer, answer.count, 0)
+        close(flood)
+        return count > 0 && String(decoding: answer[0..<count], as: UTF8.self).hasPrefix("error: line longer than")
+    }
+}
