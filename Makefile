@@ -4,6 +4,7 @@ SWIFT ?= swift
 PHOTOS ?= ../shared/testdata/photos
 PANEL ?= 800x480
 FRAMES ?= build/frames
+BASELINE_PHOTOS := $(PHOTOS)/large_nexus6p_12mp_420_thumb.jpg $(PHOTOS)/large_kleiber_20mp_422.jpg
 
 # Debian packages: build and test, then the extra tools the benchmarks compare against.
 BUILD_PACKAGES := pkg-config libjpeg62-turbo-dev libturbojpeg0-dev zlib1g-dev
@@ -40,10 +41,12 @@ build: deps
 release: deps
 	$(SWIFT) build -c release --static-swift-stdlib
 
+# Plays the sample library on the headless display (real screens arrive with DRM support); Ctrl-C stops it.
 run: release
-	@mkdir -p $(FRAMES)
-	.build/release/vitrine render Config/sample-library --config Config/vitrine.json --panel $(PANEL) --output-dir $(FRAMES)
-	@echo "The sample library's photos, as a $(PANEL) panel shows them, are in $(FRAMES)/"
+	@echo "Playing Config/sample-library on a headless $(PANEL) panel; every presented frame is written to $(FRAMES)/"
+	@echo "(control it from another terminal: .build/release/vitrine ctl --control build/vitrine.sock next)"
+	.build/release/vitrine play --config Config/vitrine.json --display headless:$(PANEL) --snapshots $(FRAMES) \
+	  --control build/vitrine.sock --interval 5
 
 unit-tests: build
 	$(SWIFT) test
@@ -65,6 +68,7 @@ test: lint unit-tests check-photos
 
 bench: release bench-deps
 	Tests/Benchmarks/compare.sh --vitrine .build/release/vitrine --panel 1920x1080 $(wildcard $(PHOTOS)/large_*.jpg)
+	Tests/Benchmarks/play.sh --vitrine .build/release/vitrine $(BASELINE_PHOTOS)
 
 clean:
 	rm -rf .build build

@@ -67,8 +67,10 @@ struct RenderCommand {
         guard let directory = parsed.value("--output-dir") else {
             throw UsageError(command: command, message: "missing --output FILE or --output-dir DIR")
         }
-        if !FileBytes.exists(directory), mkdir(directory, 0o755) != 0 {
-            console.error("vitrine render: \(FileError(path: directory, operation: "create folder", errno: errno))\n")
+        do {
+            try FileBytes.createDirectories(directory)
+        } catch {
+            console.error("vitrine render: \(error)\n")
             return 1
         }
         var failures = 0

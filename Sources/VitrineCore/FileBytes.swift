@@ -87,6 +87,17 @@ public enum FileBytes {
         path.hasPrefix("/") ? path : (base == "." ? path : "\(base)/\(path)")
     }
 
+    /// `mkdir -p`: creates the folder and any missing parents.
+    public static func createDirectories(_ path: String, mode: mode_t = 0o755) throws(FileError) {
+        var partial = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            partial += "/\(component)"
+            if mkdir(partial, mode) != 0 && errno != EEXIST {
+                throw FileError(path: partial, operation: "create folder", errno: errno)
+            }
+        }
+    }
+
     public static func exists(_ path: String) -> Bool {
         var status = stat()
         return stat(path, &status) == 0

@@ -51,9 +51,9 @@ public final class MemoryBudget: Sendable {
         state.withLock { $0.used -= bytes }
     }
 
+    /// Mebibytes with one decimal, so a shortfall never reads as "needs 96, only 96 free".
     public static func format(_ bytes: Int) -> String {
-        let mebibytes = Double(bytes) / 1_048_576
-        if mebibytes >= 10 { return "\(Int(mebibytes.rounded())) MiB" }
-        return "\(Double(Int(mebibytes * 10)) / 10) MiB"
+        let tenths = bytes > 0 ? max(1, Int((Double(bytes) / 104_857.6).rounded())) : 0
+        return "\(tenths / 10).\(tenths % 10) MiB"
     }
 }

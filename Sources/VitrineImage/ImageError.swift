@@ -34,7 +34,10 @@ public struct ImageError: Error, Equatable, Sendable, CustomStringConvertible {
             let megapixels = Double(Int(Double(size.pixelCount) / 100_000)) / 10
             return "\(size) is \(megapixels) megapixels, above the limit of \(ConfigObject.format(limit)) "
                 + "(maxMegapixels); refused before decoding"
-        case .overBudget(let exceeded): return "refused: \(exceeded)"
+        case .overBudget(let exceeded):
+            return
+                "refused: \(exceeded); a smaller rendition beside it (NAME@WxH.jpg, which `vitrine renditions` makes) "
+                + "avoids this"
         case .decodeFailed(let message): return "cannot decode: \(message)"
         }
     }

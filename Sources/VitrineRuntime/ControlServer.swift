@@ -30,8 +30,10 @@ public final class ControlServer {
     public init(path: String) throws(RuntimeError) {
         self.path = path
         let folder = FileBytes.directory(of: path)
-        if !FileBytes.exists(folder), mkdir(folder, 0o755) != 0 {
-            throw .last("create the socket folder", path: folder)
+        do {
+            try FileBytes.createDirectories(folder)
+        } catch {
+            throw RuntimeError("create the socket folder", path: error.path, errno: error.errno)
         }
         descriptor = socket(
             AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)

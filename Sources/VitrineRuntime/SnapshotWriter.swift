@@ -24,8 +24,10 @@ public final class SnapshotWriter {
     public init(directory: String, started: Double) throws(RuntimeError) {
         self.directory = directory
         self.started = started
-        if mkdir(directory, 0o755) != 0 && errno != EEXIST {
-            throw .last("create the snapshot folder", path: directory)
+        do {
+            try FileBytes.createDirectories(directory)
+        } catch {
+            throw RuntimeError("create the snapshot folder", path: error.path, errno: error.errno)
         }
     }
 

@@ -234,4 +234,61 @@ import VitrineTestSupport
         close(flood)
         return count > 0 && String(decoding: answer[0..<count], as: UTF8.self).hasPrefix("error: line longer than")
     }
+
+    @Test func signalsPauseReloadAndResume() throws {
+        guard FileBytes.exists(Self.binary) else {
+            print("skipped: \(Self.binary) is not built (make test runs swift build first)")
+            return
+        }
+        let config = "\(folder.path)/vitrine.json"
+        let player = try Running(
+            arguments: ["play", "--config", config, "--snapshots", snapshots, "--stats"], log: "\(folder.path)/play.log"
+        )
+        defer { _ = player.stop() }
+        guard eventually("the first slide", { presented().count == 1 }) else { return }
+        #expect(player.output.contains("stats: slide Alpha/a decode "))
+        #expect(player.output.contains(" MiB MemAvailable "))
+
+        kill(player.pid, SIGUSR1)
+        #expect(eventually("a pause", { ctl("status").contains("\"paused\":[\"user\"]") }))
+        kill(player.pid, SIGUSR1)
+        #expect(eventually("the end of the pause", { ctl("status").contains("\"paused\":[]") }))
+
+        // A broken config is refused and the show goes on with the old one.
+        let good = try FileBytes.readText(config)
+        try folder.write("vitrine.json", text: "{\"interval\": \"soon\"}")
+        kill(player.pid, SIGHUP)
+        #expect(
+            eventually("the refusal", { player.output.contains("config reload refused, keeping the running settings") })
+        )
+        #expect(player.output.contains("vitrine.json:1: interval: expected a number, found a string"))
+        #expect(ctl("status").contains("\"category\":\"Alpha\""))
+        try folder.write("vitrine.json", text: good.split(separator: "600").joined(separator: "500"))
+        kill(player.pid, SIGHUP)
+        #expect(eventually("the reload", { player.output.contains("config reloaded from \(config)") }))
+
+        // Stopped and continued (as after a suspend of the process): the slide gets a full interval again.
+        kill(player.pid, SIGSTOP)
+        usleep(100_000)
+        kill(player.pid, SIGCONT)
+        #expect(eventually("the resume", { player.output.contains("resumed after sleep") }))
+        #expect(presented().count == 1)
+        #expect(player.stop() == 0)
+    }
+
+    @Test func aBudgetTooSmallForThePanelIsRefusedAtStart() throws {
+        try folder.write(
+            "small.json",
+            text: """
+                {"library": "library", "deviceTable": "\(repositoryRoot)/Config/devices.json", "memoryBudgetMiB": 8,
+                 "display": {"headlessSize": "1920x1080"}, "controlSocket": "small.sock"}
+                """)
+        let console = RecordingConsole()
+        let status = VitrineCommand.run(arguments: ["play", "--config", "\(folder.path)/small.json"], console: console)
+        #expect(status == 1)
+        #expect(
+            console.errors
+                == "vitrine play: memory budget 8 MiB (memoryBudgetMiB) is below the 23.7 MiB that two 1920x1080 "
+                + "scanout buffers and one 1920x1080 frame need\n")
+    }
 }

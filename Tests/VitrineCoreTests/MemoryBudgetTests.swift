@@ -11,7 +11,7 @@ import VitrineCore
             #expect {
                 _ = try budget.charge(500, for: "decoding photo.jpg")
             } throws: { error in
-                (error as? MemoryBudget.Exceeded)?.description.hasPrefix("decoding photo.jpg needs 0.0 MiB") == true
+                (error as? MemoryBudget.Exceeded)?.description.hasPrefix("decoding photo.jpg needs 0.1 MiB") == true
             }
         }
         #expect(budget.used == 0)
