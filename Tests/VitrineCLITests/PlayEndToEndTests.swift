@@ -153,6 +153,8 @@ import VitrineTestSupport
         guard eventually("the first slide", { presented().count == 1 }) else { return }
         #expect(presented().first?["category"] == "Alpha" && presented().first?["slide"] == "a")
         #expect(Self.near(try pixel(ofSnapshot: 1, x: 80, y: 48), JPEGFixture.red))
+        var status = stat()
+        #expect(stat(socket, &status) == 0 && status.st_mode & 0o777 == 0o660)
 
         // next: the portrait photo, centred on black.
         #expect(showNext(after: "next")?["slide"] == "b")

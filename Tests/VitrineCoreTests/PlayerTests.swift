@@ -238,3 +238,14 @@ import VitrineCore
         #expect(ControlCommand.parse("status now") == nil)
     }
 }
+
+@Suite struct CaptureDateTests {
+    @Test func exifDatesOrderLikeTime() {
+        #expect(CaptureDate.seconds(fromEXIF: "1970:01:01 00:00:00") == 0)
+        #expect(CaptureDate.seconds(fromEXIF: "2000:03:01 12:30:15") == 951_913_815)
+        #expect(CaptureDate.seconds(fromEXIF: "2024:02:29 23:59:59") == 1_709_251_199)
+        #expect(CaptureDate.seconds(fromEXIF: "0000:00:00 00:00:00") == nil)
+        #expect(CaptureDate.seconds(fromEXIF: "2024:13:01 00:00:00") == nil)
+        #expect(CaptureDate.seconds(fromEXIF: "yesterday") == nil)
+    }
+}
