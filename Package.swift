@@ -24,6 +24,11 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        .systemLibrary(
+            name: "CDRM",
+            pkgConfig: "libdrm",
+            providers: [.apt(["libdrm-dev"])]
+        ),
         .systemLibrary(name: "CLinux"),
         .target(name: "VitrineCore", swiftSettings: strict),
         .target(
@@ -33,7 +38,7 @@ let package = Package(
         ),
         .target(
             name: "VitrineRuntime",
-            dependencies: ["VitrineCore", "VitrineImage", "CLinux"],
+            dependencies: ["VitrineCore", "VitrineImage", "CDRM", "CLinux"],
             swiftSettings: strict
         ),
         .target(

@@ -6,6 +6,7 @@ enum JSONWriter {
         case bool(Bool)
         case null
         case object([(String, Value)])
+        case array([Value])
     }
 
     static func write(_ value: Value, indent: String = "") -> String {
@@ -14,6 +15,10 @@ enum JSONWriter {
         case .number(let number): return String(number)
         case .bool(let flag): return flag ? "true" : "false"
         case .null: return "null"
+        case .array(let elements):
+            if elements.isEmpty { return "[]" }
+            let inner = indent + "  "
+            return "[\n" + elements.map { inner + write($0, indent: inner) }.joined(separator: ",\n") + "\n\(indent)]"
         case .object(let members):
             if members.isEmpty { return "{}" }
             let inner = indent + "  "

@@ -7,19 +7,19 @@ struct PlayCommand {
 
     static let parser = ArgumentParser(
         command: "play",
-        synopsis: "[--config FILE] [--library DIR] [--display auto|headless[:WxH]] [--interval SECONDS] "
+        synopsis: "[--config FILE] [--library DIR] [--display auto|drm[:PATH]|headless[:WxH]] [--interval SECONDS] "
             + "[--category NAME] [--order name|shuffle|newest] [--control PATH] [--snapshots DIR] [--exit-after N] "
             + "[--stats]",
         summary: """
             Shows the library slide after slide until stopped (SIGTERM or SIGINT exit 0; SIGHUP reloads the config;
-            SIGUSR1 toggles pause). This build drives a headless display that behaves like DRM (two buffers, one
-            flip at a time, 60 Hz); --snapshots writes each presented frame as DIR/NNNNNN.ppm and a line to
-            DIR/presented.jsonl.
+            SIGUSR1 toggles pause). `auto` drives the screen through DRM/KMS when a card can be opened as master,
+            else a headless display that behaves like DRM (two buffers, one flip at a time, 60 Hz); --snapshots
+            writes each headless frame as DIR/NNNNNN.ppm and a line to DIR/presented.jsonl.
             """,
         options: [
             .init(name: "--config", value: "FILE", help: "config file (default: see README)"),
             .init(name: "--library", value: "DIR", help: "photo library (default: the config's library)"),
-            .init(name: "--display", value: "SPEC", help: "auto, or headless:WxH (default: the config's display)"),
+            .init(name: "--display", value: "SPEC", help: "auto, drm[:PATH] or headless[:WxH] (default: the config's)"),
             .init(name: "--interval", value: "SECONDS", help: "seconds per slide (default: the config's interval)"),
             .init(name: "--category", value: "NAME", help: "category to start with"),
             .init(name: "--order", value: "name|shuffle|newest", help: "slide order"),
@@ -54,24 +54,31 @@ struct PlayCommand {
             try OptionValues.choice(parsed, "--order", as: PlaybackOrder.self, command: command)
             ?? settings.order
         if let category = parsed.value("--category") { settings.startCategory = category }
-        var mode = settings.display.headlessSize
+        let display: DisplayChoice
         switch parsed.value("--display") ?? settings.display.backend.rawValue {
-        case "auto", "headless":
-            break
+        case "auto":
+            display = .auto
+        case "headless":
+            display = .headless(settings.display.headlessSize)
+        case "drm":
+            display = .drm(nil)
+        case let spec where spec.hasPrefix("drm:"):
+            display = .drm(String(spec.dropFirst("drm:".count)))
         case let spec where spec.hasPrefix("headless:"):
             guard let size = Size(parsing: spec.dropFirst("headless:".count)) else {
                 throw UsageError(command: command, message: "--display \(spec): expected headless:WIDTHxHEIGHT")
             }
-            mode = size
-        case let spec where spec.hasPrefix("drm") || spec.hasPrefix("fbdev"):
-            console.error("vitrine play: --display \(spec): this build drives only the headless display\n")
+            display = .headless(size)
+        case let spec where spec.hasPrefix("fbdev"):
+            console.error("vitrine play: --display \(spec): this build has no fbdev output yet; use drm or headless\n")
             return 1
         case let spec:
-            throw UsageError(command: command, message: "--display \(spec): expected auto or headless:WxH")
+            throw UsageError(
+                command: command, message: "--display \(spec): expected auto, drm[:PATH] or headless[:WxH]")
         }
         let exitAfter = try OptionValues.number(parsed, "--exit-after", in: 1...1e9, command: command).map { Int($0) }
         let configuration = PlayConfiguration(
-            settings: settings, configPath: context.path, deviceTable: table, panelMode: mode,
+            settings: settings, configPath: context.path, deviceTable: table, display: display,
             snapshots: parsed.value("--snapshots"), exitAfter: exitAfter, stats: parsed.has("--stats"),
             controlPath: parsed.value("--control") ?? settings.controlSocket)
         let console = self.console

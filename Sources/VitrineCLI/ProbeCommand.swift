@@ -1,4 +1,5 @@
 import VitrineCore
+import VitrineRuntime
 
 /// `vitrine probe --panel WxH`: which device profile a panel gets and what follows from it.
 struct ProbeCommand {
@@ -6,10 +7,12 @@ struct ProbeCommand {
 
     static let parser = ArgumentParser(
         command: "probe",
-        synopsis: "--panel WxH [--connector TYPE] [--edid-name NAME] [--json]",
+        synopsis: "[--panel WxH [--connector TYPE] [--edid-name NAME]] [--json]",
         summary: """
-            Looks the panel up in the device table and prints the profile it matches (or the one derived for an
-            unknown panel): compose size, rotation, rendition size, fit and memory budget.
+            Without --panel: lists every DRM card and connector (status, type, modes, EDID name and serial, size,
+            panel orientation) and the device profile each connected one gets. With --panel: looks that panel up
+            in the device table and prints the profile it matches (or the one derived for an unknown panel):
+            compose size, rotation, rendition size, fit and memory budget.
             """,
         options: [
             .init(name: "--panel", value: "WxH", help: "the panel's native mode"),
@@ -29,10 +32,7 @@ struct ProbeCommand {
             console.out(Self.parser.help)
             return 0
         }
-        guard let mode = try OptionValues.size(parsed, "--panel", command: "probe") else {
-            throw UsageError(
-                command: "probe", message: "missing --panel WxH (probing connected screens arrives with DRM support)")
-        }
+        let mode = try OptionValues.size(parsed, "--panel", command: "probe")
         let table: DeviceTable
         do {
             let context = try ConfigContext.load(explicit: parsed.value("--config"))
@@ -41,6 +41,7 @@ struct ProbeCommand {
             console.error("vitrine probe: \(error)\n")
             return 1
         }
+        guard let mode else { return probeCards(table: table, json: parsed.has("--json")) }
         let panel = PanelDescription(
             connector: parsed.value("--connector"), mode: mode, edidName: parsed.value("--edid-name"))
         let profile = table.profile(for: panel)
@@ -93,5 +94,74 @@ struct ProbeCommand {
                 ("memoryBudgetMiB", .number(profile.memoryBudgetMiB)),
                 ("note", profile.note.map { .string($0) } ?? .null),
             ]))
+    }
+
+    /// Every card and connector this machine has, and the profile each connected one gets.
+    private func probeCards(table: DeviceTable, json: Bool) -> Int32 {
+        let paths = DRMDevice.cardPaths()
+        var cards: [JSONWriter.Value] = []
+        var lines: [String] = []
+        for path in paths {
+            let device: DRMDevice
+            do {
+                device = try DRMDevice(path: path)
+            } catch {
+                lines.append("\(path): \(error)")
+                cards.append(.object([("path", .string(path)), ("error", .string("\(error)"))]))
+                continue
+            }
+            defer { device.close() }
+            lines.append("\(path): driver \(device.driver), dumb buffers \(device.supportsDumbBuffers ? "yes" : "no")")
+            var connectors: [JSONWriter.Value] = []
+            for connector in device.connectors() {
+                let status = connector.connected ? "connected" : "disconnected"
+                var line = "  \(connector.name): \(status), type \(connector.type)"
+                if let size = connector.physicalSizeMillimetres { line += ", \(size.width)x\(size.height) mm" }
+                if let name = connector.edid?.monitorName { line += ", EDID \"\(name)\"" }
+                if let serial = connector.edid?.serialText { line += " serial \(serial)" }
+                if let orientation = connector.panelOrientation { line += ", panel orientation \(orientation)" }
+                lines.append(line)
+                var fields: [(String, JSONWriter.Value)] = [
+                    ("name", .string(connector.name)), ("type", .string(connector.type)), ("status", .string(status)),
+                    (
+                        "modes",
+                        .array(connector.modes.map { .string($0.description + ($0.preferred ? " preferred" : "")) })
+                    ),
+                    ("physicalSizeMM", connector.physicalSizeMillimetres.map { .string($0.description) } ?? .null),
+                    ("edidName", connector.edid?.monitorName.map { .string($0) } ?? .null),
+                    ("edidSerial", connector.edid?.serialText.map { .string($0) } ?? .null),
+                    ("panelOrientation", connector.panelOrientation.map { .string($0) } ?? .null),
+                ]
+                if !connector.modes.isEmpty {
+                    lines.append(
+                        "    modes: "
+                            + connector.modes.prefix(12).map {
+                                $0.description + ($0.preferred ? " (preferred)" : "")
+                            }.joined(separator: ", ") + (connector.modes.count > 12 ? ", ..." : ""))
+                }
+                if connector.connected, let mode = connector.preferredMode {
+                    let profile = table.profile(for: connector.panel(mode: mode))
+                    lines.append(
+                        "    profile: \(profile.id)\(profile.isDerived ? " (derived)" : "") compose \(profile.compose) "
+                            + "rotation \(profile.rotation.rawValue) scanout \(profile.scanout) budget \(profile.memoryBudgetMiB) MiB"
+                    )
+                    fields += [
+                        ("profile", .string(profile.id)), ("compose", .string(profile.compose.description)),
+                        ("rotation", .number(profile.rotation.rawValue)),
+                        ("memoryBudgetMiB", .number(profile.memoryBudgetMiB)),
+                    ]
+                }
+                connectors.append(.object(fields))
+            }
+            cards.append(
+                .object([
+                    ("path", .string(path)), ("driver", .string(device.driver)),
+                    ("dumbBuffers", .bool(device.supportsDumbBuffers)), ("connectors", .array(connectors)),
+                ]))
+        }
+        if paths.isEmpty { lines.append("no DRM devices in /dev/dri") }
+        console.out(
+            json ? JSONWriter.write(.object([("cards", .array(cards))])) + "\n" : lines.joined(separator: "\n") + "\n")
+        return 0
     }
 }

@@ -148,9 +148,11 @@ public struct DeviceTable: Sendable {
         return best?.profile ?? derivedProfile(for: panel)
     }
 
-    public func derivedProfile(for panel: PanelDescription) -> DeviceProfile {
+    /// The fallback rule's profile. `atNativeSize` keeps the panel's own size (when no smaller mode exists to
+    /// scan out a halved canvas).
+    public func derivedProfile(for panel: PanelDescription, atNativeSize: Bool = false) -> DeviceProfile {
         var compose = panel.mode
-        while compose.pixelCount > fallback.maxComposePixels {
+        while !atNativeSize && compose.pixelCount > fallback.maxComposePixels {
             compose = Size(width: (compose.width + 1) / 2, height: (compose.height + 1) / 2)
         }
         let frameMiB = ((compose.xrgbByteCount ?? 0) + (1 << 20) - 1) >> 20

@@ -42,6 +42,11 @@ public struct Library: Sendable {
         try list(folder).filter { !$0.isDirectory && isPhotoName($0.name) }.map(\.name).sorted(by: NaturalOrder.less)
     }
 
+    /// The visible entry names of `folder`, files and folders.
+    public static func entryNames(in folder: String) throws(FileError) -> [String] {
+        try list(folder).map(\.name)
+    }
+
     /// The visible subfolder names of `folder`.
     public static func folderNames(in folder: String) throws(FileError) -> [String] {
         try list(folder).filter(\.isDirectory).map(\.name)

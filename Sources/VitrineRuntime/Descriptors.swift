@@ -31,10 +31,11 @@ public final class MonotonicTimer {
         timerfd_settime(descriptor, 0, &spec, nil)
     }
 
-    /// Reads the expiration count so the descriptor stops being readable.
-    public func acknowledge() {
+    /// Reads the expiration count so the descriptor stops being readable; true when the timer had fired.
+    @discardableResult
+    public func acknowledge() -> Bool {
         var count: UInt64 = 0
-        _ = read(descriptor, &count, 8)
+        return read(descriptor, &count, 8) == 8 && count > 0
     }
 }
 

@@ -8,18 +8,7 @@ import VitrineCore
 
 /// A display without a screen that behaves like DRM: two scanout buffers, one flip in flight, the flip completing
 /// at the next tick of a simulated 60 Hz vblank. Frames go to memory and, when asked, to snapshot files.
-public final class HeadlessDisplay {
-    public enum Content {
-        case frame(Frame, PresentRecord)
-        case background(RGBColor)
-    }
-
-    /// What a completed flip put on screen. The frame itself is not kept: its pixels are in the buffer.
-    public enum Shown {
-        case frame(PresentRecord)
-        case background
-    }
-
+public final class HeadlessDisplay: ScanoutDisplay {
     public static let refreshRate = 60.0
 
     public let size: Size
@@ -28,12 +17,12 @@ public final class HeadlessDisplay {
     private var front = 0
     private let vblank: MonotonicTimer
     private let started: Double
-    private var flipping: Shown?
+    private var flipping: ShownContent?
     /// One content waiting for the flip in flight (a background, or a frame arriving just after one).
-    private var waiting: Content?
+    private var waiting: DisplayContent?
     public let snapshots: SnapshotWriter?
 
-    public var eventDescriptor: Int32 { vblank.descriptor }
+    public var eventDescriptors: [Int32] { [vblank.descriptor] }
     public var isFlipPending: Bool { flipping != nil }
     public var frontBuffer: Frame { buffers[front] }
 
@@ -54,7 +43,7 @@ public final class HeadlessDisplay {
     }
 
     /// Puts content on screen at the next vblank; never touches the buffer on screen.
-    public func show(_ content: Content) {
+    public func show(_ content: DisplayContent) {
         guard flipping == nil else {
             waiting = content
             return
@@ -74,9 +63,11 @@ public final class HeadlessDisplay {
         vblank.arm(at: started + ((now - started) / period + 1).rounded(.down) * period)
     }
 
+    public func close() {}
+
     /// The vblank came: the back buffer becomes the front. Returns the record of the frame now on screen (nil
     /// for a background), and whether a frame flip completed.
-    public func handleVblank() -> (completed: Shown?, now: Double) {
+    public func handleEvents() -> (completed: ShownContent?, now: Double) {
         vblank.acknowledge()
         let now = MonotonicClock.seconds()
         guard let content = flipping else { return (nil, now) }

@@ -6,8 +6,7 @@ public struct PlayConfiguration: Sendable {
     /// The config file, for SIGHUP reloads; nil when the defaults are used.
     public var configPath: String?
     public var deviceTable: DeviceTable
-    /// The headless panel's native mode.
-    public var panelMode: Size
+    public var display: DisplayChoice
     public var snapshots: String?
     /// Stop after this many slides have been presented.
     public var exitAfter: Int?
@@ -16,16 +15,27 @@ public struct PlayConfiguration: Sendable {
     public var controlPath: String?
 
     public init(
-        settings: Settings, configPath: String?, deviceTable: DeviceTable, panelMode: Size, snapshots: String? = nil,
+        settings: Settings, configPath: String?, deviceTable: DeviceTable, display: DisplayChoice,
+        snapshots: String? = nil,
         exitAfter: Int? = nil, stats: Bool = false, controlPath: String? = nil
     ) {
         self.settings = settings
         self.configPath = configPath
         self.deviceTable = deviceTable
-        self.panelMode = panelMode
+        self.display = display
         self.snapshots = snapshots
         self.exitAfter = exitAfter
         self.stats = stats
         self.controlPath = controlPath
     }
+}
+
+/// Which screen `vitrine play` drives.
+public enum DisplayChoice: Sendable, Equatable {
+    /// DRM when a KMS device can be opened as master, else headless, saying why.
+    case auto
+    /// A DRM card: the given one, else the first with a connected output.
+    case drm(String?)
+    /// No screen: frames go to memory (and snapshot files), at this panel size.
+    case headless(Size)
 }

@@ -35,7 +35,8 @@ public final class PlayerRuntime {
     private let decodeWakeup: Wakeup
     private let worker: DecodeWorker
     private let watcher: LibraryWatcher
-    private let display: HeadlessDisplay
+    private let display: any ScanoutDisplay
+    private let screenDescription: String
     private let control: ControlServer?
     private var categoryList: [LibraryCategory] = []
     private var armedGeneration: Int?
@@ -54,11 +55,13 @@ public final class PlayerRuntime {
         self.log = log
         let settings = configuration.settings
         library = Library(root: settings.library)
-        profile = configuration.deviceTable.profile(for: PanelDescription(mode: configuration.panelMode))
+        let opened = try Self.openDisplay(configuration, log: log)
+        profile = opened.profile
         let budgetMiB = settings.memoryBudgetMiB ?? profile.memoryBudgetMiB
         budget = MemoryBudget(limit: budgetMiB << 20)
         let needed = profile.minimumBudgetBytes
         guard budget.limit >= needed else {
+            opened.device?.close()
             let source = settings.memoryBudgetMiB != nil ? "memoryBudgetMiB" : "the \(profile.id) profile's budget"
             throw PlayError(
                 "memory budget \(budgetMiB) MiB (\(source)) is below the \(MemoryBudget.format(needed)) that two "
@@ -83,10 +86,14 @@ public final class PlayerRuntime {
             let snapshots = try configuration.snapshots.map { (directory) throws(RuntimeError) in
                 try SnapshotWriter(directory: directory, started: MonotonicClock.seconds())
             }
-            do {
-                display = try HeadlessDisplay(size: profile.scanout, budget: budget, snapshots: snapshots)
-            } catch {
-                throw PlayError("\(error)")
+            if let device = opened.device, let connector = opened.connector, let mode = opened.mode {
+                display = try DRMDisplay(device: device, connector: connector, mode: mode, budget: budget, log: log)
+            } else {
+                do {
+                    display = try HeadlessDisplay(size: profile.scanout, budget: budget, snapshots: snapshots)
+                } catch {
+                    throw PlayError("\(error)")
+                }
             }
             control = try ControlServer(path: configuration.controlPath ?? ControlServer.defaultPath())
         } catch let error as RuntimeError {
@@ -97,6 +104,109 @@ public final class PlayerRuntime {
             throw PlayError("\(error)")
         }
         worker = DecodeWorker(budget: budget, options: renderOptions, wakeup: decodeWakeup)
+        screenDescription = opened.description
+    }
+
+    struct OpenedDisplay {
+        var profile: DeviceProfile
+        var description: String
+        var device: DRMDevice?
+        var connector: DRMConnector?
+        var mode: DRMMode?
+    }
+
+    /// Finds the screen and its profile. DRM work here only probes (and takes master); buffers come later, once
+    /// the budget is known.
+    static func openDisplay(_ configuration: PlayConfiguration, log: (String) -> Void) throws(PlayError)
+        -> OpenedDisplay
+    {
+        let table = configuration.deviceTable
+        let settings = configuration.settings
+        func headless(_ size: Size) -> OpenedDisplay {
+            let profile = table.profile(for: PanelDescription(mode: size))
+            return OpenedDisplay(profile: profile, description: "a headless \(profile.scanout) panel")
+        }
+        switch configuration.display {
+        case .headless(let size):
+            return headless(size)
+        case .drm(let path):
+            return try openDRM(path: path ?? settings.display.device, settings: settings, table: table, log: log)
+        case .auto:
+            do {
+                return try openDRM(path: settings.display.device, settings: settings, table: table, log: log)
+            } catch {
+                let size = settings.display.headlessSize
+                log(
+                    "no DRM screen (\(error)); using the headless display at \(size): frames stay in memory"
+                        + (configuration.snapshots.map { " and go to \($0)/" } ?? " (--snapshots DIR writes them)"))
+                return headless(size)
+            }
+        }
+    }
+
+    static func openDRM(path: String?, settings: Settings, table: DeviceTable, log: (String) -> Void) throws(PlayError)
+        -> OpenedDisplay
+    {
+        let candidates = path.map { [$0] } ?? DRMDevice.cardPaths()
+        guard !candidates.isEmpty else { throw PlayError("no DRM device in /dev/dri") }
+        var problems: [String] = []
+        for candidate in candidates {
+            let device: DRMDevice
+            do {
+                device = try DRMDevice(path: candidate)
+            } catch {
+                problems.append("\(error)")
+                continue
+            }
+            guard device.supportsDumbBuffers else {
+                problems.append("\(candidate): no dumb buffers")
+                continue
+            }
+            guard let connector = DRMDevice.choose(device.connectors(), named: settings.display.connector) else {
+                problems.append(
+                    "\(candidate): "
+                        + (settings.display.connector.map { "no connected connector named \($0)" }
+                            ?? "nothing connected"))
+                continue
+            }
+            do {
+                try device.becomeMaster()
+            } catch {
+                problems.append("\(error)")
+                continue
+            }
+            var mode = connector.preferredMode
+            if let wanted = settings.display.mode {
+                let parts = wanted.split(separator: "@")
+                let size = Size(parsing: parts[0])
+                let refresh = parts.count > 1 ? Double(parts[1]).map { Int($0.rounded()) } : nil
+                if let match = connector.modes.first(where: {
+                    $0.size == size && (refresh == nil || $0.refresh == refresh)
+                }) {
+                    mode = match
+                } else {
+                    log("\(connector.name) offers no mode \(wanted); using \(mode.map(\.description) ?? "none")")
+                }
+            }
+            guard var chosen = mode else { continue }
+            var profile = table.profile(for: connector.panel(mode: chosen))
+            if profile.scanout != chosen.size {
+                if let smaller = connector.modes.first(where: { $0.size == profile.scanout }) {
+                    chosen = smaller
+                } else {
+                    log(
+                        "\(connector.name) has no \(profile.scanout) mode for profile \(profile.id); composing at \(chosen.size)"
+                    )
+                    profile = table.derivedProfile(
+                        for: PanelDescription(connector: connector.name, mode: chosen.size), atNativeSize: true)
+                }
+            }
+            let name = connector.edid?.monitorName.map { " (\($0))" } ?? ""
+            return OpenedDisplay(
+                profile: profile, description: "\(candidate) \(device.driver) \(connector.name)\(name) at \(chosen)",
+                device: device, connector: connector, mode: chosen)
+        }
+        throw PlayError(problems.joined(separator: "; "))
     }
 
     public var controlPath: String? { control?.path }
@@ -108,7 +218,7 @@ public final class PlayerRuntime {
             try loop.add(signals.descriptor, token: Token.signals.rawValue)
             try loop.add(decodeWakeup.descriptor, token: Token.decodes.rawValue)
             try loop.add(watcher.descriptor, token: Token.library.rawValue)
-            try loop.add(display.eventDescriptor, token: Token.vblank.rawValue)
+            for descriptor in display.eventDescriptors { try loop.add(descriptor, token: Token.vblank.rawValue) }
             if let control { try loop.add(control.descriptor, token: Token.control.rawValue) }
         } catch {
             log("\(error)")
@@ -116,9 +226,9 @@ public final class PlayerRuntime {
         }
         worker.start()
         log(
-            "playing \(library.root) on a headless \(profile.scanout) panel (profile \(profile.id), compose "
-                + "\(profile.compose), budget \(MemoryBudget.format(budget.limit)))"
-                + (control.map { ", control socket \($0.path)" } ?? ""))
+            "playing \(library.root) on \(screenDescription) (profile \(profile.id), compose \(profile.compose), "
+                + "budget \(MemoryBudget.format(budget.limit)))" + (control.map { ", control socket \($0.path)" } ?? "")
+        )
         if let snapshots = display.snapshots { log("presented frames go to \(snapshots.directory)/") }
         send(.start(categories: readCategories(), now: MonotonicClock.seconds()))
         while exitStatus == nil {
@@ -134,6 +244,7 @@ public final class PlayerRuntime {
 
     private func shutdown() {
         worker.stop()
+        display.close()
         control?.close()
         loop.close()
     }
@@ -295,7 +406,7 @@ public final class PlayerRuntime {
     }
 
     private func vblank() {
-        let (shown, now) = display.handleVblank()
+        let (shown, now) = display.handleEvents()
         guard case .frame(let record) = shown else { return }
         presentedCount += 1
         if configuration.stats { logStats(record, now: now) }

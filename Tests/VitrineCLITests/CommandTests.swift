@@ -51,7 +51,6 @@ final class RecordingConsole: Console {
         ),
         (["render", "a.jpg", "--bogus"], "vitrine render: unknown option --bogus"),
         (["render", "a.jpg", "--output"], "vitrine render: --output needs a value (FILE)"),
-        (["probe", "--json"], "vitrine probe: missing --panel WxH"),
         (["probe", "--panel", "800x480", "extra"], "vitrine probe: unexpected argument 'extra'"),
         (["bench", "x.jpg"], "vitrine bench: missing --panel WxH"),
         (["bench", "x.jpg", "--panel", "800x480", "--runs", "0"], "vitrine bench: --runs 0: expected a number from 1"),

@@ -39,7 +39,7 @@ import VitrineTestSupport
             "vitrine.json",
             text: """
                 {"library": "library", "deviceTable": "\(repositoryRoot)/Config/devices.json", "interval": 600,
-                 "display": {"headlessSize": "160x96"}, "controlSocket": "control.sock"}
+                 "display": {"backend": "headless", "headlessSize": "160x96"}, "controlSocket": "control.sock"}
                 """)
     }
 
@@ -283,7 +283,7 @@ import VitrineTestSupport
             "small.json",
             text: """
                 {"library": "library", "deviceTable": "\(repositoryRoot)/Config/devices.json", "memoryBudgetMiB": 8,
-                 "display": {"headlessSize": "1920x1080"}, "controlSocket": "small.sock"}
+                 "display": {"backend": "headless", "headlessSize": "1920x1080"}, "controlSocket": "small.sock"}
                 """)
         let console = RecordingConsole()
         let status = VitrineCommand.run(arguments: ["play", "--config", "\(folder.path)/small.json"], console: console)

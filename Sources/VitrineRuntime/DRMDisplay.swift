@@ -1,0 +1,240 @@
+import CDRM
+import CLinux
+import VitrineCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// A real screen through DRM/KMS: two dumb buffers with XRGB8888 framebuffers, the initial modeset, then page flips
+/// with completion events, one at a time; the buffer on screen is never written. On close the CRTC that was
+/// there before (the console, usually) is put back and everything is freed in reverse order.
+public final class DRMDisplay: ScanoutDisplay {
+    struct Buffer {
+        var handle: UInt32
+        var pitch: Int
+        var bytes: Int
+        var framebuffer: UInt32
+        var pixels: UnsafeMutableRawPointer
+    }
+
+    /// How long a flip may take before the driver is taken to have no flip events (some virtual drivers).
+    static let flipTimeout = 0.25
+
+    public let size: Size
+    public let connector: DRMConnector
+    public let mode: DRMMode
+    public var snapshots: SnapshotWriter? { nil }
+    private let device: DRMDevice
+    private let crtc: UInt32
+    private let saved: UnsafeMutablePointer<drmModeCrtc>?
+    private var buffers: [Buffer] = []
+    private var front = 0
+    private let flips = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
+    private var flipping: ShownContent?
+    private var waiting: DisplayContent?
+    private let watchdog: MonotonicTimer
+    private var modesetPerFrame = false
+    private let log: (String) -> Void
+    private let charge: MemoryBudget.Charge
+    private var closed = false
+
+    public var eventDescriptors: [Int32] { [device.descriptor, watchdog.descriptor] }
+
+    public init(
+        device: DRMDevice, connector: DRMConnector, mode: DRMMode, budget: MemoryBudget, log: @escaping (String) -> Void
+    ) throws(PlayError) {
+        self.device = device
+        self.connector = connector
+        self.mode = mode
+        self.log = log
+        size = mode.size
+        guard let crtc = device.crtc(for: connector) else {
+            throw PlayError("\(device.path): no CRTC can drive \(connector.name)")
+        }
+        self.crtc = crtc
+        do {
+            watchdog = try MonotonicTimer()
+        } catch {
+            throw PlayError("\(error)")
+        }
+        do {
+            charge = try budget.charge(
+                (size.xrgbByteCount ?? Int.max / 4) * 2, for: "two \(size) scanout buffers on \(connector.name)")
+        } catch {
+            throw PlayError("\(error)")
+        }
+        flips.initialize(to: 0)
+        saved = drmModeGetCrtc(device.descriptor, crtc)
+        for _ in 0..<2 {
+            do {
+                buffers.append(try makeBuffer())
+            } catch {
+                freeBuffers()
+                throw error
+            }
+        }
+        var connectorID = connector.id
+        var raw = mode.raw
+        guard drmModeSetCrtc(device.descriptor, crtc, buffers[0].framebuffer, 0, 0, &connectorID, 1, &raw) == 0 else {
+            let failure = RuntimeError.last("set mode \(mode) on \(connector.name)", path: device.path)
+            freeBuffers()
+            throw PlayError("\(failure)")
+        }
+    }
+
+    deinit {
+        close()
+        flips.deallocate()
+    }
+
+    private func makeBuffer() throws(PlayError) -> Buffer {
+        var handle: UInt32 = 0
+        var pitch: UInt32 = 0
+        var bytes: UInt64 = 0
+        let fd = device.descriptor
+        guard vitrine_drm_create_dumb(fd, UInt32(size.width), UInt32(size.height), &handle, &pitch, &bytes) == 0 else {
+            throw PlayError("\(RuntimeError.last("create a \(size) dumb buffer", path: device.path))")
+        }
+        var offset: UInt64 = 0
+        guard vitrine_drm_map_dumb(fd, handle, &offset) == 0,
+            let pixels = vitrine_mmap_shared(fd, Int(bytes), offset)
+        else {
+            let failure = RuntimeError.last("map a dumb buffer", path: device.path)
+            _ = vitrine_drm_destroy_dumb(fd, handle)
+            throw PlayError("\(failure)")
+        }
+        var framebuffer: UInt32 = 0
+        var handles: (UInt32, UInt32, UInt32, UInt32) = (handle, 0, 0, 0)
+        var pitches: (UInt32, UInt32, UInt32, UInt32) = (pitch, 0, 0, 0)
+        var offsets: (UInt32, UInt32, UInt32, UInt32) = (0, 0, 0, 0)
+        let added = withUnsafePointer(to: &handles.0) { handlesPointer in
+            withUnsafePointer(to: &pitches.0) { pitchesPointer in
+                withUnsafePointer(to: &offsets.0) { offsetsPointer in
+                    drmModeAddFB2(
+                        fd, UInt32(size.width), UInt32(size.height), VITRINE_DRM_FORMAT_XRGB8888, handlesPointer,
+                        pitchesPointer, offsetsPointer, &framebuffer, 0)
+                }
+            }
+        }
+        guard added == 0 else {
+            let failure = RuntimeError.last("add an XRGB8888 framebuffer", path: device.path)
+            munmap(pixels, Int(bytes))
+            _ = vitrine_drm_destroy_dumb(fd, handle)
+            throw PlayError("\(failure)")
+        }
+        memset(pixels, 0, Int(bytes))
+        return Buffer(handle: handle, pitch: Int(pitch), bytes: Int(bytes), framebuffer: framebuffer, pixels: pixels)
+    }
+
+    public func show(_ content: DisplayContent) {
+        guard flipping == nil else {
+            waiting = content
+            return
+        }
+        let back = buffers[1 - front]
+        switch content {
+        case .frame(let frame, let record):
+            precondition(frame.size == size, "frame \(frame.size) for a \(size) display")
+            let rowBytes = size.width * 4
+            for row in 0..<size.height {
+                (back.pixels + row * back.pitch).copyMemory(
+                    from: UnsafeRawPointer(frame.pixels + row * size.width), byteCount: rowBytes)
+            }
+            flipping = .frame(record)
+        case .background(let color):
+            for row in 0..<size.height {
+                (back.pixels + row * back.pitch).bindMemory(to: UInt32.self, capacity: size.width)
+                    .update(repeating: color.xrgb, count: size.width)
+            }
+            flipping = .background
+        }
+        if !modesetPerFrame {
+            let flipped = drmModePageFlip(
+                device.descriptor, crtc, back.framebuffer, VITRINE_DRM_MODE_PAGE_FLIP_EVENT,
+                UnsafeMutableRawPointer(flips))
+            if flipped == 0 {
+                watchdog.arm(at: MonotonicClock.seconds() + Self.flipTimeout)
+                return
+            }
+            log(
+                "\(device.path) (\(device.driver)): page flip refused (\(String(cString: strerror(errno)))); "
+                    + "setting the mode for each frame from now on")
+            modesetPerFrame = true
+        }
+        setCRTC(to: back)
+        watchdog.arm(at: MonotonicClock.seconds())
+    }
+
+    private func setCRTC(to buffer: Buffer) {
+        var connectorID = connector.id
+        var raw = mode.raw
+        _ = drmModeSetCrtc(device.descriptor, crtc, buffer.framebuffer, 0, 0, &connectorID, 1, &raw)
+    }
+
+    public func handleEvents() -> (completed: ShownContent?, now: Double) {
+        let before = flips.pointee
+        _ = vitrine_drm_handle_events(device.descriptor)
+        let fired = watchdog.acknowledge()
+        let now = MonotonicClock.seconds()
+        guard flipping != nil else { return (nil, now) }
+        if flips.pointee == before {
+            guard fired else { return (nil, now) }
+            if !modesetPerFrame {
+                log(
+                    "\(device.path) (\(device.driver)): no page-flip event within \(Int(Self.flipTimeout * 1000)) ms; "
+                        + "setting the mode for each frame from now on")
+                modesetPerFrame = true
+                setCRTC(to: buffers[1 - front])
+            }
+        }
+        watchdog.disarm()
+        front = 1 - front
+        let shown = flipping
+        flipping = nil
+        if let waiting {
+            self.waiting = nil
+            show(waiting)
+        }
+        return (shown, now)
+    }
+
+    /// Waits for a flip in flight, puts back the CRTC that was there before, then frees framebuffers and buffers in
+    /// reverse order and gives up DRM master.
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        if flipping != nil && !modesetPerFrame {
+            var waitFor = pollfd(fd: device.descriptor, events: Int16(POLLIN), revents: 0)
+            if poll(&waitFor, 1, Int32(Self.flipTimeout * 1000)) > 0 {
+                _ = vitrine_drm_handle_events(device.descriptor)
+            }
+        }
+        if let saved {
+            var connectorID = connector.id
+            if saved.pointee.mode_valid != 0 {
+                var mode = saved.pointee.mode
+                _ = drmModeSetCrtc(
+                    device.descriptor, saved.pointee.crtc_id, saved.pointee.buffer_id, saved.pointee.x, saved.pointee.y,
+                    &connectorID, 1, &mode)
+            } else {
+                _ = drmModeSetCrtc(device.descriptor, saved.pointee.crtc_id, 0, 0, 0, nil, 0, nil)
+            }
+            drmModeFreeCrtc(saved)
+        }
+        freeBuffers()
+        device.dropMaster()
+        device.close()
+    }
+
+    private func freeBuffers() {
+        for buffer in buffers.reversed() {
+            _ = drmModeRmFB(device.descriptor, buffer.framebuffer)
+            munmap(buffer.pixels, buffer.bytes)
+            _ = vitrine_drm_destroy_dumb(device.descriptor, buffer.handle)
+        }
+        buffers = []
+    }
+}

@@ -1,0 +1,29 @@
+import VitrineCore
+
+/// What a display puts on screen.
+public enum DisplayContent {
+    case frame(Frame, PresentRecord)
+    case background(RGBColor)
+}
+
+/// What a completed flip put on screen. The frame itself is not kept: its pixels are in the scanout buffer.
+public enum ShownContent {
+    case frame(PresentRecord)
+    case background
+}
+
+/// A screen with two scanout buffers and one flip in flight: the DRM output or the headless stand-in.
+public protocol ScanoutDisplay: AnyObject {
+    /// The scanout buffers' size.
+    var size: Size { get }
+    /// Descriptors the event loop watches; when one is readable, `handleEvents` finishes what it announces.
+    var eventDescriptors: [Int32] { get }
+    var snapshots: SnapshotWriter? { get }
+    /// Puts content on screen at the next flip; never writes into the buffer being scanned out. Content that
+    /// arrives while a flip is in flight waits for it.
+    func show(_ content: DisplayContent)
+    /// Finishes a completed flip: returns what is now on screen, if a flip completed.
+    func handleEvents() -> (completed: ShownContent?, now: Double)
+    /// Waits for a flip in flight and gives the screen back as it was found.
+    func close()
+}
