@@ -10,11 +10,13 @@ public enum ControlCommand: Equatable, Sendable {
     case next, previous, pause, resume, toggle, status
     case category(CategoryTarget)
     case first
+    /// Screen power: off blanks the output and holds the timer; on brings the picture back.
+    case screen(on: Bool)
 
     /// Longer lines are refused: no command comes near this, and a client must not make the player buffer much.
     public static let maximumLineBytes = 1024
 
-    public static let usage = "next, prev, pause, resume, toggle, first, category NAME|next|prev, status"
+    public static let usage = "next, prev, pause, resume, toggle, first, category NAME|next|prev, screen on|off, status"
 
     public static func parse(_ line: String) -> ControlCommand? {
         let trimmed = line.trimmingWhitespace()
@@ -28,6 +30,8 @@ public enum ControlCommand: Equatable, Sendable {
         case ("toggle", true): return .toggle
         case ("status", true): return .status
         case ("first", true): return .first
+        case ("screen", false) where rest == "on": return .screen(on: true)
+        case ("screen", false) where rest == "off": return .screen(on: false)
         case ("category", false):
             switch rest {
             case "next": return .category(.next)

@@ -59,6 +59,8 @@ public struct Player {
         case present(Frame, SlideID)
         case showBackground
         case timer(SlideTimer.Command)
+        /// Turn the screen's output off or on (on: a fresh modeset with the picture that was there).
+        case screenPower(on: Bool)
         case log(String)
 
         public var description: String {
@@ -70,6 +72,7 @@ public struct Player {
             case .showBackground: return "background"
             case .timer(.arm(let deadline, _)): return "arm \(deadline)"
             case .timer(.disarm): return "disarm"
+            case .screenPower(let on): return on ? "screen on" : "screen off"
             case .log(let line): return "log \(line)"
             }
         }
@@ -264,6 +267,10 @@ public struct Player {
             return handle(timer.reasons.contains(.user) ? .release(.user, now: now) : .hold(.user, now: now))
         case .status:
             return []
+        case .screen(let on):
+            guard on == timer.reasons.contains(.screenOff) else { return [] }
+            let timerActions = handle(on ? .release(.screenOff, now: now) : .hold(.screenOff, now: now))
+            return [.screenPower(on: on), .log("screen \(on ? "on" : "off")")] + timerActions
         case .category(let target):
             guard !categories.isEmpty else { return [.log("the library has no categories")] }
             let index = active.flatMap { categories.firstIndex(of: $0) } ?? 0

@@ -20,12 +20,14 @@ public struct Settings: Sendable, Equatable {
     /// Control socket path; nil means `$XDG_RUNTIME_DIR/vitrine.sock`, else `/run/vitrine/vitrine.sock`.
     public var controlSocket: String?
     public var keys = KeyMap.defaults
+    /// A daily time the screen goes off and one it comes back on, local time.
+    public var screenSchedule: ScreenSchedule?
 
     public init() {}
 
     public static let keyNames = [
         "library", "deviceTable", "interval", "order", "fit", "background", "startCategory", "pauseOnInput",
-        "memoryBudgetMiB", "maxMegapixels", "display", "controlSocket", "keys",
+        "memoryBudgetMiB", "maxMegapixels", "display", "controlSocket", "keys", "screenSchedule",
     ]
 
     /// Loads a config file and resolves its relative paths against the file's folder.
@@ -81,6 +83,20 @@ public struct Settings: Sendable, Equatable {
         settings.controlSocket = try object.string("controlSocket")
         if let keys = try object.object("keys") {
             settings.keys = try KeyMap.parse(keys)
+        }
+        if let schedule = try object.object("screenSchedule") {
+            try schedule.rejectUnknownKeys(allowed: ["off", "on"])
+            func time(_ key: String) throws(ConfigError) -> ScreenSchedule.TimeOfDay {
+                let text = try schedule.requiredString(key)
+                guard let time = ScreenSchedule.TimeOfDay(parsing: text) else {
+                    throw schedule.failure(key, "\"\(text)\" is not a time of day (expected HH:MM, e.g. 22:30)")
+                }
+                return time
+            }
+            let off = try time("off")
+            let on = try time("on")
+            guard off != on else { throw schedule.failure("on", "the screen would go off and on at the same time") }
+            settings.screenSchedule = ScreenSchedule(off: off, on: on)
         }
         return settings
     }

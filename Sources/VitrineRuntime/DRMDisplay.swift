@@ -168,6 +168,24 @@ public final class DRMDisplay: ScanoutDisplay {
         watchdog.arm(at: MonotonicClock.seconds())
     }
 
+    public private(set) var isPoweredOn = true
+
+    /// Off: DPMS off when the connector has the property, else the CRTC is disabled. On: a fresh modeset with the
+    /// picture in the front buffer, then DPMS on.
+    public func setPower(_ on: Bool) {
+        guard on != isPoweredOn else { return }
+        isPoweredOn = on
+        let fd = device.descriptor
+        if on {
+            setCRTC(to: buffers[front])
+            if let dpms = connector.dpmsProperty { _ = drmModeConnectorSetProperty(fd, connector.id, dpms, 0) }
+        } else if let dpms = connector.dpmsProperty, drmModeConnectorSetProperty(fd, connector.id, dpms, 3) == 0 {
+            return
+        } else {
+            _ = drmModeSetCrtc(fd, crtc, 0, 0, 0, nil, 0, nil)
+        }
+    }
+
     private func setCRTC(to buffer: Buffer) {
         var connectorID = connector.id
         var raw = mode.raw

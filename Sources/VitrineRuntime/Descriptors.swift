@@ -39,6 +39,40 @@ public final class MonotonicTimer {
     }
 }
 
+/// A timerfd on CLOCK_REALTIME for wall-clock schedules. It is cancelled (and reads fail with ECANCELED) when
+/// the clock is set, so a changed time or time zone is noticed at once (timerfd_create(2), TFD_TIMER_CANCEL_ON_SET).
+public final class WallClockTimer {
+    public let descriptor: Int32
+
+    public init() throws(RuntimeError) {
+        descriptor = timerfd_create(CLOCK_REALTIME, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
+        guard descriptor >= 0 else { throw .last("create a wall-clock timer") }
+    }
+
+    deinit { close(descriptor) }
+
+    /// Fires at `seconds` since the epoch, or when the clock is set.
+    public func arm(atEpochSeconds seconds: Int) {
+        var spec = itimerspec()
+        spec.it_value.tv_sec = seconds
+        // TFD_TIMER_CANCEL_ON_SET is (1 << 1) in <sys/timerfd.h>, a macro built from an enum Swift does not see.
+        timerfd_settime(descriptor, Int32(TFD_TIMER_ABSTIME) | (1 << 1), &spec, nil)
+    }
+
+    public func acknowledge() {
+        var count: UInt64 = 0
+        _ = read(descriptor, &count, 8)
+    }
+
+    /// Local time now: seconds since the epoch and minutes since local midnight.
+    public static func now() -> (epoch: Int, minuteOfDay: Int, secondOfMinute: Int) {
+        var clock = time(nil)
+        var local = tm()
+        localtime_r(&clock, &local)
+        return (clock, Int(local.tm_hour) * 60 + Int(local.tm_min), Int(local.tm_sec))
+    }
+}
+
 /// An eventfd another thread writes to wake the player thread.
 public final class Wakeup: @unchecked Sendable {
     // @unchecked: the descriptor never changes after init; eventfd writes and reads are atomic.

@@ -63,6 +63,10 @@ public final class HeadlessDisplay: ScanoutDisplay {
         vblank.arm(at: started + ((now - started) / period + 1).rounded(.down) * period)
     }
 
+    public private(set) var isPoweredOn = true
+
+    public func setPower(_ on: Bool) { isPoweredOn = on }
+
     public func close() {}
 
     /// The vblank came: the back buffer becomes the front. Returns the record of the frame now on screen (nil

@@ -13,7 +13,7 @@ import VitrineImage
 /// actions; decoding happens on the worker thread.
 public final class PlayerRuntime {
     enum Token: UInt64 {
-        case timer = 1, signals, decodes, library, vblank, control
+        case timer = 1, signals, decodes, library, vblank, control, schedule
     }
 
     /// Client tokens start here, plus the client's descriptor.
@@ -38,6 +38,7 @@ public final class PlayerRuntime {
     private let display: any ScanoutDisplay
     private let screenDescription: String
     private let control: ControlServer?
+    private let scheduleTimer: WallClockTimer
     private var categoryList: [LibraryCategory] = []
     private var armedGeneration: Int?
     private var armedDeadline: Double?
@@ -96,6 +97,7 @@ public final class PlayerRuntime {
                 }
             }
             control = try ControlServer(path: configuration.controlPath ?? ControlServer.defaultPath())
+            scheduleTimer = try WallClockTimer()
         } catch let error as RuntimeError {
             throw PlayError("\(error)")
         } catch let error as PlayError {
@@ -220,6 +222,7 @@ public final class PlayerRuntime {
             try loop.add(watcher.descriptor, token: Token.library.rawValue)
             for descriptor in display.eventDescriptors { try loop.add(descriptor, token: Token.vblank.rawValue) }
             if let control { try loop.add(control.descriptor, token: Token.control.rawValue) }
+            try loop.add(scheduleTimer.descriptor, token: Token.schedule.rawValue)
         } catch {
             log("\(error)")
             return 1
@@ -231,6 +234,7 @@ public final class PlayerRuntime {
         )
         if let snapshots = display.snapshots { log("presented frames go to \(snapshots.directory)/") }
         send(.start(categories: readCategories(), now: MonotonicClock.seconds()))
+        followSchedule()
         while exitStatus == nil {
             for ready in loop.wait() {
                 handle(ready)
@@ -266,6 +270,9 @@ public final class PlayerRuntime {
             libraryChanged(watcher.read(), now: now)
         case .vblank:
             vblank()
+        case .schedule:
+            scheduleTimer.acknowledge()
+            followSchedule()
         case .control:
             guard let control else { return }
             for client in control.accept() {
@@ -294,6 +301,18 @@ public final class PlayerRuntime {
         }
     }
 
+    /// Puts the screen in the state the schedule asks for now, and arms the timer for the next change.
+    private func followSchedule() {
+        guard let schedule = configuration.settings.screenSchedule else {
+            scheduleTimer.arm(atEpochSeconds: 0)
+            return
+        }
+        let now = WallClockTimer.now()
+        send(.command(.screen(on: schedule.isOn(atMinute: now.minuteOfDay)), now: MonotonicClock.seconds()))
+        let minutes = schedule.minutesUntilChange(fromMinute: now.minuteOfDay)
+        scheduleTimer.arm(atEpochSeconds: now.epoch - now.secondOfMinute + minutes * 60)
+    }
+
     /// A jump of CLOCK_BOOTTIME over CLOCK_MONOTONIC means the system slept.
     private func noticeSleep() {
         let offset = SleepClock.offset()
@@ -319,6 +338,7 @@ public final class PlayerRuntime {
             log("the library path changes on restart; still playing \(library.root)")
         }
         configuration.settings = settings
+        followSchedule()
         renderOptions.fit = settings.fit ?? profile.fit
         renderOptions.background = settings.background
         renderOptions.maxMegapixels = settings.maxMegapixels
@@ -364,6 +384,8 @@ public final class PlayerRuntime {
             armedGeneration = nil
             armedDeadline = nil
             timer.disarm()
+        case .screenPower(let on):
+            display.setPower(on)
         case .log(let line):
             log(line)
         }
@@ -481,6 +503,7 @@ public final class PlayerRuntime {
             "\"seconds_left\":\(JSONText.number(status.secondsLeft))",
             "\"frames_cached\":\(status.framesCached)",
             "\"presented\":\(presentedCount)",
+            "\"screen\":\(display.isPoweredOn ? "\"on\"" : "\"off\"")",
             "\"budget_used_mib\":\(mib(budget.used))",
             "\"budget_total_mib\":\(mib(budget.limit))",
             "\"rss_mib\":\(mib(ProcessMemory.residentBytes()))",

@@ -24,6 +24,10 @@ public protocol ScanoutDisplay: AnyObject {
     func show(_ content: DisplayContent)
     /// Finishes a completed flip: returns what is now on screen, if a flip completed.
     func handleEvents() -> (completed: ShownContent?, now: Double)
+    /// Screen power: off blanks the output; on sets the mode again and shows the front buffer (some panels come
+    /// back dark otherwise).
+    func setPower(_ on: Bool)
+    var isPoweredOn: Bool { get }
     /// Waits for a flip in flight and gives the screen back as it was found.
     func close()
 }

@@ -249,3 +249,54 @@ import VitrineCore
         #expect(CaptureDate.seconds(fromEXIF: "yesterday") == nil)
     }
 }
+
+@Suite struct ScreenPowerTests {
+    @Test func screenOffBlanksAndHoldsTheTimerOnBringsBothBack() throws {
+        var player = Player(options: Player.Options(interval: 10))
+        _ = player.handle(.start(categories: ["A"], now: 0))
+        let request = try #require(
+            PlayerTests.requests(
+                player.handle(.indexed(category: "A", slides: PlayerTests.slides(["a", "b"]), now: 0))
+            )
+            .first)
+        let budget = MemoryBudget(limit: 1 << 20)
+        _ = player.handle(
+            .decoded(request, try Frame(size: Size(width: 4, height: 4), budget: budget, purpose: "t"), now: 0))
+        let off = player.handle(.command(.screen(on: false), now: 3))
+        #expect(PlayerTests.text(off) == ["screen off", "log screen off", "disarm"])
+        #expect(PlayerTests.text(player.handle(.command(.screen(on: false), now: 4))).isEmpty)
+        let on = player.handle(.command(.screen(on: true), now: 100))
+        #expect(PlayerTests.text(on) == ["screen on", "log screen on", "arm 107.0"])
+    }
+
+    @Test func schedulesCrossingMidnight() throws {
+        let night = ScreenSchedule(
+            off: try #require(ScreenSchedule.TimeOfDay(parsing: "22:30")), on: try #require(.init(parsing: "07:00")))
+        #expect(night.isOn(atMinute: 12 * 60))
+        #expect(!night.isOn(atMinute: 23 * 60))
+        #expect(!night.isOn(atMinute: 3 * 60))
+        #expect(night.isOn(atMinute: 7 * 60))
+        #expect(!night.isOn(atMinute: 22 * 60 + 30))
+        #expect(night.minutesUntilChange(fromMinute: 22 * 60) == 30)
+        #expect(night.minutesUntilChange(fromMinute: 23 * 60) == 8 * 60)
+        let lunch = ScreenSchedule(off: .init(hour: 12, minute: 0), on: .init(hour: 13, minute: 0))
+        #expect(!lunch.isOn(atMinute: 12 * 60 + 30))
+        #expect(lunch.isOn(atMinute: 13 * 60))
+        #expect(ScreenSchedule.TimeOfDay(parsing: "24:00") == nil)
+        #expect(ScreenSchedule.TimeOfDay(parsing: "7:5") == .init(hour: 7, minute: 5))
+        #expect(ScreenSchedule.TimeOfDay(parsing: "07:00:00") == nil)
+    }
+
+    @Test func theScheduleIsReadAndChecked() throws {
+        let settings = try Settings.parse(
+            "{\"screenSchedule\": {\"off\": \"23:00\", \"on\": \"06:30\"}}", file: "v.json")
+        #expect(settings.screenSchedule?.off.description == "23:00")
+        #expect {
+            _ = try Settings.parse("{\"screenSchedule\": {\"off\": \"late\", \"on\": \"06:30\"}}", file: "v.json")
+        } throws: { error in
+            (error as? ConfigError)?.path == "screenSchedule.off"
+        }
+        #expect(ControlCommand.parse("screen off") == .screen(on: false))
+        #expect(ControlCommand.parse("screen dim") == nil)
+    }
+}
