@@ -38,8 +38,13 @@ struct ProbeCommand {
             let context = try ConfigContext.load(explicit: parsed.value("--config"))
             table = try context.deviceTable(explicit: parsed.value("--devices"))
         } catch {
-            console.error("vitrine probe: \(error)\n")
-            return 1
+            guard mode == nil else {
+                console.error("vitrine probe: \(error)\n")
+                return 1
+            }
+            // Listing the screens needs no table; the profiles are then the fallback rule's.
+            console.error("vitrine probe: \(error); profiles below come from the fallback rule\n")
+            return probeCards(table: DeviceTable.fallbackOnly, json: parsed.has("--json"))
         }
         guard let mode else { return probeCards(table: table, json: parsed.has("--json")) }
         let panel = PanelDescription(

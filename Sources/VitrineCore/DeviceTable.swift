@@ -11,6 +11,12 @@ public struct DeviceTable: Sendable {
     public var profiles: [DeviceProfile]
     public var fallback: Fallback
 
+    /// No panels, the default fallback rule: for probing screens when no table can be read.
+    public static let fallbackOnly = DeviceTable(
+        profiles: [],
+        fallback: Fallback(
+            name: "Unknown panel", maxComposePixels: 1920 * 1080, fit: .contain, baseMemoryMiB: 24, framesInBudget: 6))
+
     public static func load(path: String) throws(ConfigError) -> DeviceTable {
         let text: String
         do {

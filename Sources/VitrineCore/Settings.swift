@@ -64,7 +64,7 @@ public struct Settings: Sendable, Equatable {
             guard !table.isEmpty else { throw object.failure("deviceTable", "must not be empty") }
             settings.deviceTable = table
         }
-        settings.interval = try object.number("interval", in: 1...86400) ?? settings.interval
+        settings.interval = try object.number("interval", in: 0.05...86400) ?? settings.interval
         settings.order = try object.choice("order", as: PlaybackOrder.self) ?? settings.order
         settings.fit = try object.choice("fit", as: Fit.self)
         if let background = try object.string("background") {

@@ -44,7 +44,7 @@ import VitrineTestSupport
     @Test(arguments: [
         ("{\n  \"intervall\": 5\n}", 2, "intervall", "unknown key"),
         ("{\n  \"interval\": \"5\"\n}", 2, "interval", "expected a number, found a string"),
-        ("{\n  \"interval\": 0\n}", 2, "interval", "out of range"),
+        ("{\n  \"interval\": 0.01\n}", 2, "interval", "out of range"),
         ("{\n  \"order\": \"random\"\n}", 2, "order", "expected one of: \"name\", \"shuffle\", \"newest\""),
         ("{\n\n  \"background\": \"black\"\n}", 3, "background", "not a colour"),
         ("{\"display\": {\n \"mode\": \"big\"}}", 2, "display.mode", "not a mode"),

@@ -1,0 +1,166 @@
+#!/usr/bin/python3
+"""Vitrine on real kernel DRM drivers: boots a guest per panel (virtio-gpu and bochs, four sizes each), plays a
+library generated here with the release binary, and checks screendumps against `vitrine render` of the same
+photos: the right picture, the show advancing on its timer, no frame mixing two pictures while slides change
+every 0.2 s, `vitrine probe` naming the connector, mode and profile, and the console back after SIGTERM with
+exit status 0. Prints `N passed, M failed`; skips (exit 0) with the reason when QEMU or a kernel is missing.
+
+Usage: test_display.py [--vitrine PATH] [--only DEVICE:WxH ...]
+"""
+import argparse
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+from PIL import Image, ImageChops, ImageDraw, ImageStat
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, HERE)
+import vm as vmlib  # noqa: E402
+
+PANELS = [("virtio", 800, 480), ("virtio", 1024, 600), ("virtio", 1080, 1920), ("virtio", 1920, 1080),
+          ("bochs", 800, 480), ("bochs", 1024, 600), ("bochs", 1080, 1920), ("bochs", 1920, 1080)]
+# Photos of different shapes with structure (quadrants, a diagonal, a frame), so a wrong placement, orientation
+# or scale shows as a low PSNR, and any two differ everywhere.
+PHOTOS = [("01-landscape.jpg", (1600, 1000), [(200, 40, 40), (40, 160, 60), (30, 60, 200), (230, 210, 40)]),
+          ("02-portrait.jpg", (900, 1400), [(40, 200, 210), (210, 40, 190), (250, 250, 250), (20, 20, 20)]),
+          ("03-square.jpg", (1200, 1200), [(250, 140, 20), (90, 40, 160), (120, 200, 120), (200, 200, 90)])]
+
+results = []
+
+
+def record(ok, what):
+    results.append(ok)
+    print(("PASS  " if ok else "FAIL  ") + what, flush=True)
+    return ok
+
+
+def make_library(folder):
+    os.makedirs(f"{folder}/lib/Test")
+    for name, (w, h), colors in PHOTOS:
+        image = Image.new("RGB", (w, h))
+        draw = ImageDraw.Draw(image)
+        for i, color in enumerate(colors):
+            x, y = (i % 2) * w // 2, (i // 2) * h // 2
+            draw.rectangle([x, y, x + w // 2, y + h // 2], fill=color)
+        draw.line([(0, 0), (w, h)], fill=(255, 255, 255), width=max(4, w // 60))
+        draw.rectangle([0, 0, w - 1, h - 1], outline=(255, 0, 0), width=max(4, w // 80))
+        image.save(f"{folder}/lib/Test/{name}", quality=92)
+
+
+def psnr(a, b):
+    if a.size != b.size:
+        return 0.0
+    stat = ImageStat.Stat(ImageChops.difference(a.convert("RGB"), b.convert("RGB")).point(lambda v: v * v))
+    mse = sum(stat.mean) / 3
+    return 99.0 if mse == 0 else 10 * math.log10(255 * 255 / mse)
+
+
+def halves_match(dump, reference):
+    """PSNR of the top and bottom halves separately: a torn frame has one half of another picture."""
+    w, h = dump.size
+    top = psnr(dump.crop((0, 0, w, h // 2)), reference.crop((0, 0, w, h // 2)))
+    bottom = psnr(dump.crop((0, h // 2, w, h)), reference.crop((0, h // 2, w, h)))
+    return min(top, bottom)
+
+
+def render(vitrine, photo, w, h, folder):
+    out = f"{folder}/ref-{os.path.basename(photo)}-{w}x{h}.ppm"
+    subprocess.run([vitrine, "render", photo, "--panel", f"{w}x{h}", "--fit", "contain", "--output", out],
+                   check=True, capture_output=True)
+    return Image.open(out).convert("RGB")
+
+
+def wait_for(vm, predicate, timeout):
+    """Screendumps until predicate(dump) holds; returns the last dump and whether it held."""
+    deadline = time.monotonic() + timeout
+    dump = vm.screendump()
+    while not predicate(dump) and time.monotonic() < deadline:
+        time.sleep(0.25)
+        dump = vm.screendump()
+    return dump, predicate(dump)
+
+
+def play_config(share, interval):
+    with open(f"{share}/vitrine.json", "w") as f:
+        f.write('{"library": "/share/lib", "deviceTable": "%s/Config/devices.json", "interval": %s, '
+                '"controlSocket": "/tmp/vitrine.sock", "display": {"backend": "drm"}}\n' % (REPO, interval))
+
+
+def run_panel(vitrine, device, w, h, tearing):
+    label = f"{device} {w}x{h}"
+    with vmlib.VM(device=device, width=w, height=h) as vm:
+        share = vm.share
+        make_library(share)
+        references = [render(vitrine, f"{share}/lib/Test/{name}", w, h, share) for name, _, _ in PHOTOS]
+
+        rc, out = vm.run(f"{vitrine} probe --devices {REPO}/Config/devices.json")
+        connector = next((line.split(":")[0].strip() for line in out.splitlines()
+                          if line.startswith("  ") and ": connected" in line), None)
+        if not record(rc == 0 and connector is not None and f"{w}x{h}@" in out and "profile:" in out,
+                      f"{label}: vitrine probe names connector {connector}, mode {w}x{h} and a profile"):
+            print(out)
+
+        console = vm.screendump()
+        play_config(share, 3)
+        vm.spawn("player", f"exec {vitrine} play --config /share/vitrine.json")
+        first, ok = wait_for(vm, lambda d: psnr(d, references[0]) >= 40, 60)
+        record(ok, f"{label}: the first photo on screen matches vitrine render (PSNR {psnr(first, references[0]):.1f})")
+        second, ok = wait_for(vm, lambda d: psnr(d, references[1]) >= 40, 30)
+        record(ok, f"{label}: the show advances on its timer to the second photo (PSNR {psnr(second, references[1]):.1f})")
+        status, output = vm.stop("player")
+        record(status == 0, f"{label}: SIGTERM ends vitrine with status 0 (got {status})")
+        after, ok = wait_for(vm, lambda d: psnr(d, console) >= 45, 10)
+        record(ok, f"{label}: the console is back after exit (PSNR {psnr(after, console):.1f} against before)")
+        if status != 0 or not ok:
+            print(output[-2000:])
+
+        if tearing:
+            play_config(share, 0.2)
+            vm.spawn("fast", f"exec {vitrine} play --config /share/vitrine.json")
+            wait_for(vm, lambda d: psnr(d, references[0]) >= 40, 60)
+            seen = set()
+            worst = 99.0
+            for _ in range(8):
+                dump = vm.screendump()
+                scores = [halves_match(dump, reference) for reference in references]
+                best = max(range(len(references)), key=lambda i: scores[i])
+                seen.add(best)
+                worst = min(worst, scores[best])
+                time.sleep(0.13)
+            record(worst >= 35, f"{label}: 8 screendumps while slides change every 0.2 s each show one whole photo "
+                                f"(worst half PSNR {worst:.1f}; photos seen {sorted(seen)})")
+            vm.stop("fast")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--vitrine", default=f"{REPO}/.build/release/vitrine")
+    parser.add_argument("--only", nargs="*", default=None, help="panels as DEVICE:WxH")
+    args = parser.parse_args()
+    ok, reason = vmlib.check()
+    if not ok:
+        print(f"VM tests skipped: {reason}")
+        return 0
+    if not os.access(args.vitrine, os.X_OK):
+        print(f"FAIL  {args.vitrine} is not built (make release)")
+        return 1
+    panels = PANELS
+    if args.only:
+        panels = [p for p in PANELS if f"{p[0]}:{p[1]}x{p[2]}" in args.only]
+    for device, w, h in panels:
+        try:
+            run_panel(args.vitrine, device, w, h, tearing=(w, h) == (800, 480))
+        except Exception as error:  # a hung or crashed guest fails this panel, not the whole run
+            record(False, f"{device} {w}x{h}: {type(error).__name__}: {error}")
+    failed = results.count(False)
+    print(f"{results.count(True)} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
