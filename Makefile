@@ -11,7 +11,7 @@ BUILD_PACKAGES := pkg-config libjpeg62-turbo-dev libturbojpeg0-dev zlib1g-dev li
 CHECK_PACKAGES := python3-pil
 BENCH_PACKAGES := libjpeg-turbo-progs libvips-tools python3-pil time
 
-.PHONY: all deps check-deps bench-deps build release run test unit-tests lint format check-photos bench clean
+.PHONY: all deps check-deps bench-deps build release run test unit-tests lint format check-photos vm-test bench clean
 
 all: build
 
@@ -64,7 +64,12 @@ check-photos: release check-deps
 	  /usr/bin/python3 Tests/Reference/check_against_pillow.py --vitrine .build/release/vitrine "$(PHOTOS)"; \
 	else echo "check-photos skipped: $(PHOTOS) not found (set PHOTOS=DIR)"; fi
 
-test: lint unit-tests check-photos
+# The release binary on real kernel DRM drivers in QEMU guests (virtio-gpu and bochs, four panel sizes each).
+# Installs QEMU and a kernel when it can; skips with the reason when it cannot.
+vm-test: release check-deps
+	/usr/bin/python3 Tests/VM/test_display.py --vitrine .build/release/vitrine
+
+test: lint unit-tests check-photos vm-test
 
 bench: release bench-deps
 	Tests/Benchmarks/compare.sh --vitrine .build/release/vitrine --panel 1920x1080 $(wildcard $(PHOTOS)/large_*.jpg)

@@ -1,0 +1,46 @@
+#!/bin/bash
+# Guest agent: PID 1 of the VM once init.sh has switched to the host's root (read-only, under a tmpfs overlay).
+# Sets the guest up, loads the drivers of the virtual devices, writes /share/ready, then runs the commands the
+# host drops in /share, one after another: cmd-N.sh (first line "# timeout SECONDS") -> out-N.txt (stdout and
+# stderr) and rc-N (exit status, written last). Background processes started by a command keep running.
+# Bash, for `read -t`: under TCG every fork+exec costs about 70 ms of guest CPU, so an idle loop of `sleep 0.05`
+# would eat most of the CPU that the programs under test need; waiting on a never-written FIFO costs nothing.
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 TERM=linux
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mountpoint -q /dev || mount -t devtmpfs devtmpfs /dev
+mkdir -p /dev/pts /share
+mount -t devpts devpts /dev/pts
+for dir in /dev/shm /run /tmp /var/tmp /var/lib/udev /root; do mkdir -p "$dir" && mount -t tmpfs tmpfs "$dir"; done
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 share /share
+mkfifo /run/agent.idle && exec 3<>/run/agent.idle
+
+# Load a driver for every device, as udev would (no udev here). Loading virtio_pci makes virtio devices
+# appear, so look again until the first DRM card is there (at most about 20 s).
+tries=0
+while [ ! -e /dev/dri/card0 ] && [ $tries -lt 200 ]; do
+    [ $((tries % 10)) -eq 0 ] && modprobe -qab $(cat /sys/bus/*/devices/*/modalias 2>/dev/null)
+    [ -e /dev/dri/card0 ] || read -r -t 0.1 -u 3
+    tries=$((tries + 1))
+done
+{
+    echo "uptime $(cut -d' ' -f1 /proc/uptime)"
+    echo "kernel $(uname -r)"
+    for card in /dev/dri/card*; do [ -e "$card" ] && echo "card $card"; done
+} >/share/ready.tmp
+mv /share/ready.tmp /share/ready
+echo "agent: ready after $(cut -d' ' -f1 /proc/uptime) s"
+
+n=1
+while :; do
+    command=/share/cmd-$n.sh
+    if [ -e "$command" ]; then
+        read -r _ _ seconds <"$command"
+        (cd /root && exec timeout -k 5 "${seconds:-60}" sh "$command" 3<&-) </dev/null >"/share/out-$n.txt" 2>&1
+        echo $? >"/share/rc-$n.tmp"
+        mv "/share/rc-$n.tmp" "/share/rc-$n"
+        n=$((n + 1))
+    else
+        read -r -t 0.05 -u 3
+    fi
+done
