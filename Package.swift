@@ -29,6 +29,11 @@ let package = Package(
             pkgConfig: "libdrm",
             providers: [.apt(["libdrm-dev"])]
         ),
+        .systemLibrary(
+            name: "CUdev",
+            pkgConfig: "libudev",
+            providers: [.apt(["libudev-dev"])]
+        ),
         .systemLibrary(name: "CLinux"),
         .target(name: "VitrineCore", swiftSettings: strict),
         .target(
@@ -38,7 +43,7 @@ let package = Package(
         ),
         .target(
             name: "VitrineRuntime",
-            dependencies: ["VitrineCore", "VitrineImage", "CDRM", "CLinux"],
+            dependencies: ["VitrineCore", "VitrineImage", "CDRM", "CUdev", "CLinux"],
             swiftSettings: strict
         ),
         .target(

@@ -40,13 +40,15 @@ public struct Player {
         case photosAdded([Slide], category: String, now: Double)
         case photosRemoved([SlideID], category: String, now: Double)
         case categoriesChanged([String], now: Double)
+        /// The screen changed size: frames made for the old one are useless; the slide on screen is made again.
+        case redraw(now: Double)
 
         var now: Double {
             switch self {
             case .start(_, let now), .indexed(_, _, let now), .indexFailed(_, _, let now), .timerFired(_, let now),
                 .decoded(_, _, let now), .decodeFailed(_, _, let now), .flipDone(let now), .hold(_, let now),
                 .release(_, let now), .woke(let now), .command(_, let now), .photosAdded(_, _, let now),
-                .photosRemoved(_, _, let now), .categoriesChanged(_, let now):
+                .photosRemoved(_, _, let now), .categoriesChanged(_, let now), .redraw(let now):
                 return now
             }
         }
@@ -202,6 +204,14 @@ public struct Player {
                 + (command.map { [.timer($0)] } ?? [])
         case .command(let command, let now):
             return perform(command, now: now)
+        case .redraw:
+            let current = onScreen
+            let actions = dropCategoryState()
+            flipPending = false
+            queued = nil
+            guard let target = current ?? playlist?.first() else { return actions }
+            onScreen = nil
+            return actions + want(target)
         case .photosAdded(let slides, let category, _):
             guard category == active, playlist != nil else { return [] }
             for slide in slides { playlist?.add(slide) }

@@ -23,9 +23,9 @@ public final class DRMDisplay: ScanoutDisplay {
     /// How long a flip may take before the driver is taken to have no flip events (some virtual drivers).
     static let flipTimeout = 0.25
 
-    public let size: Size
+    public private(set) var size: Size
     public let connector: DRMConnector
-    public let mode: DRMMode
+    public private(set) var mode: DRMMode
     public var snapshots: SnapshotWriter? { nil }
     private let device: DRMDevice
     private let crtc: UInt32
@@ -38,7 +38,8 @@ public final class DRMDisplay: ScanoutDisplay {
     private let watchdog: MonotonicTimer
     private var modesetPerFrame = false
     private let log: (String) -> Void
-    private let charge: MemoryBudget.Charge
+    private var charge: MemoryBudget.Charge?
+    private let budget: MemoryBudget
     private var closed = false
 
     public var eventDescriptors: [Int32] { [device.descriptor, watchdog.descriptor] }
@@ -50,6 +51,7 @@ public final class DRMDisplay: ScanoutDisplay {
         self.connector = connector
         self.mode = mode
         self.log = log
+        self.budget = budget
         size = mode.size
         guard let crtc = device.crtc(for: connector) else {
             throw PlayError("\(device.path): no CRTC can drive \(connector.name)")
@@ -217,6 +219,45 @@ public final class DRMDisplay: ScanoutDisplay {
             show(waiting)
         }
         return (shown, now)
+    }
+
+    /// The connector as the card reports it now (after a hotplug).
+    public func probeConnector() -> DRMConnector? {
+        device.connectors().first { $0.id == connector.id }
+    }
+
+    /// Sets the mode again and shows the front buffer: after a reconnect or a wake, some screens stay dark otherwise.
+    public func restoreScanout() {
+        setCRTC(to: buffers[front])
+    }
+
+    /// Another mode for the same connector (it came back at another resolution): new buffers, charged to the
+    /// budget first, and a modeset. Content waiting for a flip is dropped; the caller redraws.
+    public func reconfigure(to newMode: DRMMode) throws(PlayError) {
+        finishFlip()
+        waiting = nil
+        flipping = nil
+        freeBuffers()
+        charge = nil
+        size = newMode.size
+        mode = newMode
+        do {
+            charge = try budget.charge(
+                (size.xrgbByteCount ?? Int.max / 4) * 2, for: "two \(size) scanout buffers on \(connector.name)")
+            for _ in 0..<2 { buffers.append(try makeBuffer()) }
+        } catch let error as PlayError {
+            throw error
+        } catch {
+            throw PlayError("\(error)")
+        }
+        front = 0
+        setCRTC(to: buffers[0])
+    }
+
+    private func finishFlip() {
+        guard flipping != nil && !modesetPerFrame else { return }
+        var waitFor = pollfd(fd: device.descriptor, events: Int16(POLLIN), revents: 0)
+        if poll(&waitFor, 1, Int32(Self.flipTimeout * 1000)) > 0 { _ = vitrine_drm_handle_events(device.descriptor) }
     }
 
     /// Waits for a flip in flight, puts back the CRTC that was there before, then frees framebuffers and buffers in

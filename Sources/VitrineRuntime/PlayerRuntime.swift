@@ -13,7 +13,7 @@ import VitrineImage
 /// actions; decoding happens on the worker thread.
 public final class PlayerRuntime {
     enum Token: UInt64 {
-        case timer = 1, signals, decodes, library, vblank, control, schedule
+        case timer = 1, signals, decodes, library, vblank, control, schedule, hotplug
     }
 
     /// Client tokens start here, plus the client's descriptor.
@@ -36,6 +36,10 @@ public final class PlayerRuntime {
     private let worker: DecodeWorker
     private let watcher: LibraryWatcher
     private let display: any ScanoutDisplay
+    private let hotplug: HotplugMonitor?
+    /// The screen was unplugged; the show holds (screen-off reason) until it is back.
+    private var unplugged = false
+    private var profileNow: DeviceProfile
     private let screenDescription: String
     private let control: ControlServer?
     private let scheduleTimer: WallClockTimer
@@ -107,6 +111,18 @@ public final class PlayerRuntime {
         }
         worker = DecodeWorker(budget: budget, options: renderOptions, wakeup: decodeWakeup)
         screenDescription = opened.description
+        profileNow = profile
+        // Hotplug matters only for a real screen; without udev the show still runs, it just cannot follow plugs.
+        if display is DRMDisplay {
+            do {
+                hotplug = try HotplugMonitor()
+            } catch {
+                log("screens plugged in or out will not be noticed: \(error)")
+                hotplug = nil
+            }
+        } else {
+            hotplug = nil
+        }
     }
 
     struct OpenedDisplay {
@@ -223,6 +239,7 @@ public final class PlayerRuntime {
             for descriptor in display.eventDescriptors { try loop.add(descriptor, token: Token.vblank.rawValue) }
             if let control { try loop.add(control.descriptor, token: Token.control.rawValue) }
             try loop.add(scheduleTimer.descriptor, token: Token.schedule.rawValue)
+            if let hotplug { try loop.add(hotplug.descriptor, token: Token.hotplug.rawValue) }
         } catch {
             log("\(error)")
             return 1
@@ -273,6 +290,8 @@ public final class PlayerRuntime {
         case .schedule:
             scheduleTimer.acknowledge()
             followSchedule()
+        case .hotplug:
+            if hotplug?.takeChanges() == true { screenChanged(now: now) }
         case .control:
             guard let control else { return }
             for client in control.accept() {
@@ -299,6 +318,43 @@ public final class PlayerRuntime {
         default:
             break
         }
+    }
+
+    /// A DRM connector changed: unplugged, the show holds; back, it is matched to its profile again, the mode set
+    /// again, and the slide redrawn at the new size when the size changed.
+    private func screenChanged(now: Double) {
+        guard let drm = display as? DRMDisplay, let connector = drm.probeConnector() else { return }
+        guard connector.connected, let mode = connector.preferredMode else {
+            guard !unplugged else { return }
+            unplugged = true
+            log("\(connector.name) disconnected; the show waits for it")
+            send(.hold(.screenOff, now: now))
+            return
+        }
+        guard unplugged || mode.size != drm.size else { return }
+        unplugged = false
+        let profile = configuration.deviceTable.profile(for: connector.panel(mode: mode))
+        if mode.size == drm.size {
+            log("\(connector.name) connected again at \(mode)")
+            drm.restoreScanout()
+        } else if profile.scanout == mode.size {
+            log("\(connector.name) connected again at \(mode): profile \(profile.id), compose \(profile.compose)")
+            do {
+                try drm.reconfigure(to: mode)
+            } catch {
+                log("cannot drive \(connector.name) at \(mode): \(error)")
+                return
+            }
+            profileNow = profile
+            renderOptions.canvas = profile.compose
+            renderOptions.rotation = profile.rotation
+            renderOptions.fit = configuration.settings.fit ?? profile.fit
+            worker.setOptions(renderOptions)
+            send(.redraw(now: now))
+        } else {
+            log("\(connector.name) connected again at \(mode), which profile \(profile.id) does not compose for")
+        }
+        send(.release(.screenOff, now: now))
     }
 
     /// Puts the screen in the state the schedule asks for now, and arms the timer for the next change.
@@ -339,7 +395,7 @@ public final class PlayerRuntime {
         }
         configuration.settings = settings
         followSchedule()
-        renderOptions.fit = settings.fit ?? profile.fit
+        renderOptions.fit = settings.fit ?? profileNow.fit
         renderOptions.background = settings.background
         renderOptions.maxMegapixels = settings.maxMegapixels
         worker.setOptions(renderOptions)
