@@ -15,6 +15,9 @@
 #include <sys/timerfd.h>
 #include <sys/un.h>
 #include <time.h>
+#include <sys/ioctl.h>
+#include <linux/fb.h>
+#include <linux/kd.h>
 
 /* Peak resident set size of this process in KiB (ru_maxrss is in KiB on Linux, getrusage(2)). */
 static inline long vitrine_peak_rss_kib(void) {
@@ -86,4 +89,21 @@ static inline int vitrine_unix_connect_or_bind(int fd, const char *path, int bin
     socklen_t size = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + length + 1);
     return bind_it ? bind(fd, (struct sockaddr *)&address, size) : connect(fd, (struct sockaddr *)&address, size);
 }
+
+/* ioctl is variadic, which Swift cannot call. */
+static inline int vitrine_ioctl_pointer(int fd, unsigned long request, void *argument) {
+    return ioctl(fd, request, argument);
+}
+
+static inline int vitrine_ioctl_value(int fd, unsigned long request, unsigned long argument) {
+    return ioctl(fd, request, argument);
+}
+
+static const unsigned long VITRINE_FBIOGET_VSCREENINFO = FBIOGET_VSCREENINFO;
+static const unsigned long VITRINE_FBIOPUT_VSCREENINFO = FBIOPUT_VSCREENINFO;
+static const unsigned long VITRINE_FBIOGET_FSCREENINFO = FBIOGET_FSCREENINFO;
+static const unsigned long VITRINE_FBIOPAN_DISPLAY = FBIOPAN_DISPLAY;
+static const unsigned long VITRINE_KDSETMODE = KDSETMODE;
+static const unsigned long VITRINE_KD_GRAPHICS = KD_GRAPHICS;
+static const unsigned long VITRINE_KD_TEXT = KD_TEXT;
 #endif

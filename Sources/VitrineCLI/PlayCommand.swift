@@ -7,7 +7,8 @@ struct PlayCommand {
 
     static let parser = ArgumentParser(
         command: "play",
-        synopsis: "[--config FILE] [--library DIR] [--display auto|drm[:PATH]|headless[:WxH]] [--interval SECONDS] "
+        synopsis:
+            "[--config FILE] [--library DIR] [--display auto|drm[:PATH]|fbdev[:PATH]|headless[:WxH]] [--interval SECONDS] "
             + "[--category NAME] [--order name|shuffle|newest] [--control PATH] [--snapshots DIR] [--exit-after N] "
             + "[--stats]",
         summary: """
@@ -19,7 +20,7 @@ struct PlayCommand {
         options: [
             .init(name: "--config", value: "FILE", help: "config file (default: see README)"),
             .init(name: "--library", value: "DIR", help: "photo library (default: the config's library)"),
-            .init(name: "--display", value: "SPEC", help: "auto, drm[:PATH] or headless[:WxH] (default: the config's)"),
+            .init(name: "--display", value: "SPEC", help: "auto, drm[:PATH], fbdev[:PATH] or headless[:WxH]"),
             .init(name: "--interval", value: "SECONDS", help: "seconds per slide (default: the config's interval)"),
             .init(name: "--category", value: "NAME", help: "category to start with"),
             .init(name: "--order", value: "name|shuffle|newest", help: "slide order"),
@@ -69,9 +70,10 @@ struct PlayCommand {
                 throw UsageError(command: command, message: "--display \(spec): expected headless:WIDTHxHEIGHT")
             }
             display = .headless(size)
-        case let spec where spec.hasPrefix("fbdev"):
-            console.error("vitrine play: --display \(spec): this build has no fbdev output yet; use drm or headless\n")
-            return 1
+        case "fbdev":
+            display = .fbdev(nil)
+        case let spec where spec.hasPrefix("fbdev:"):
+            display = .fbdev(String(spec.dropFirst("fbdev:".count)))
         case let spec:
             throw UsageError(
                 command: command, message: "--display \(spec): expected auto, drm[:PATH] or headless[:WxH]")

@@ -1,9 +1,10 @@
 /// Which output the player drives (`display` in `vitrine.json`).
 public struct DisplaySelection: Sendable, Equatable {
     public enum Backend: String, Sendable, CaseIterable {
-        /// DRM/KMS when a card with a connected output can be opened, else headless.
+        /// DRM/KMS when a card with a connected output can be opened, else fbdev, else headless.
         case auto
         case drm
+        case fbdev
         /// Frames go to memory and snapshot files; used by tests and `render`.
         case headless
     }

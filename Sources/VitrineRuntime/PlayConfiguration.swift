@@ -32,10 +32,12 @@ public struct PlayConfiguration: Sendable {
 
 /// Which screen `vitrine play` drives.
 public enum DisplayChoice: Sendable, Equatable {
-    /// DRM when a KMS device can be opened as master, else headless, saying why.
+    /// DRM when a KMS device can be opened as master, else fbdev, else headless, saying why.
     case auto
     /// A DRM card: the given one, else the first with a connected output.
     case drm(String?)
+    /// A framebuffer device: the given one, else `/dev/fb0`.
+    case fbdev(String?)
     /// No screen: frames go to memory (and snapshot files), at this panel size.
     case headless(Size)
 }

@@ -91,7 +91,9 @@ public final class PlayerRuntime {
             let snapshots = try configuration.snapshots.map { (directory) throws(RuntimeError) in
                 try SnapshotWriter(directory: directory, started: MonotonicClock.seconds())
             }
-            if let device = opened.device, let connector = opened.connector, let mode = opened.mode {
+            if let fbdev = opened.fbdev {
+                display = fbdev
+            } else if let device = opened.device, let connector = opened.connector, let mode = opened.mode {
                 display = try DRMDisplay(device: device, connector: connector, mode: mode, budget: budget, log: log)
             } else {
                 do {
@@ -131,6 +133,18 @@ public final class PlayerRuntime {
         var device: DRMDevice?
         var connector: DRMConnector?
         var mode: DRMMode?
+        var fbdev: FbdevDisplay?
+    }
+
+    static func openFbdev(path: String?, table: DeviceTable) throws(PlayError) -> OpenedDisplay {
+        let path = path ?? "/dev/fb0"
+        let fbdev = try FbdevDisplay(path: path)
+        let panel = PanelDescription(mode: fbdev.size)
+        // fbdev cannot change the mode, so a profile composing below the native size does not apply.
+        let matched = table.profile(for: panel)
+        let profile = matched.scanout == fbdev.size ? matched : table.derivedProfile(for: panel, atNativeSize: true)
+        let kind = fbdev.doubleBuffered ? "double-buffered by panning" : "one buffer"
+        return OpenedDisplay(profile: profile, description: "\(path) at \(fbdev.size) (fbdev, \(kind))", fbdev: fbdev)
     }
 
     /// Finds the screen and its profile. DRM work here only probes (and takes master); buffers come later, once
@@ -149,16 +163,29 @@ public final class PlayerRuntime {
             return headless(size)
         case .drm(let path):
             return try openDRM(path: path ?? settings.display.device, settings: settings, table: table, log: log)
+        case .fbdev(let path):
+            return try openFbdev(path: path, table: table)
         case .auto:
+            let drmProblem: PlayError
             do {
                 return try openDRM(path: settings.display.device, settings: settings, table: table, log: log)
             } catch {
-                let size = settings.display.headlessSize
-                log(
-                    "no DRM screen (\(error)); using the headless display at \(size): frames stay in memory"
-                        + (configuration.snapshots.map { " and go to \($0)/" } ?? " (--snapshots DIR writes them)"))
-                return headless(size)
+                drmProblem = error
             }
+            if FileBytes.exists("/dev/fb0") {
+                do {
+                    let opened = try openFbdev(path: nil, table: table)
+                    log("no DRM screen (\(drmProblem)); using \(opened.description)")
+                    return opened
+                } catch {
+                    log("no fbdev screen either: \(error)")
+                }
+            }
+            let size = settings.display.headlessSize
+            log(
+                "no DRM screen (\(drmProblem)); using the headless display at \(size): frames stay in memory"
+                    + (configuration.snapshots.map { " and go to \($0)/" } ?? " (--snapshots DIR writes them)"))
+            return headless(size)
         }
     }
 
@@ -442,6 +469,10 @@ public final class PlayerRuntime {
             timer.disarm()
         case .screenPower(let on):
             display.setPower(on)
+            // One fbdev buffer cannot keep the picture while blanked: draw it again.
+            if on, let fbdev = display as? FbdevDisplay, !fbdev.doubleBuffered {
+                send(.redraw(now: MonotonicClock.seconds()))
+            }
         case .log(let line):
             log(line)
         }

@@ -112,7 +112,21 @@ def check_hotplug(vm, vitrine, label, references):
         print(output[-2000:])
 
 
-def run_panel(vitrine, device, w, h, tearing, hotplug=False):
+def check_fbdev(vm, vitrine, label, references, console):
+    """The fbdev fallback on the DRM driver's emulated /dev/fb0: the same picture, and the console back after."""
+    play_config(vm.share, 3)
+    vm.spawn("fb", f"exec {vitrine} play --config /share/vitrine.json --display fbdev:/dev/fb0")
+    dump, ok = wait_for(vm, lambda d: psnr(d, references[0]) >= 40, 60)
+    record(ok, f"{label}: fbdev shows the first photo as vitrine render does (PSNR {psnr(dump, references[0]):.1f})")
+    status, output = vm.stop("fb")
+    record(status == 0, f"{label}: fbdev player ends with status 0 on SIGTERM (got {status})")
+    after, ok = wait_for(vm, lambda d: psnr(d, console) >= 30, 10)
+    record(ok, f"{label}: the console is back after the fbdev player (PSNR {psnr(after, console):.1f})")
+    if status != 0 or not ok:
+        print(output[-2000:])
+
+
+def run_panel(vitrine, device, w, h, tearing, hotplug=False, fbdev=False):
     label = f"{device} {w}x{h}"
     with vmlib.VM(device=device, width=w, height=h) as vm:
         share = vm.share
@@ -142,6 +156,9 @@ def run_panel(vitrine, device, w, h, tearing, hotplug=False):
 
         if hotplug:
             check_hotplug(vm, vitrine, label, references)
+
+        if fbdev:
+            check_fbdev(vm, vitrine, label, references, console)
 
         if tearing:
             play_config(share, 0.2)
@@ -180,7 +197,7 @@ def main():
     for device, w, h in panels:
         try:
             run_panel(args.vitrine, device, w, h, tearing=(w, h) == (800, 480),
-                      hotplug=(device, w, h) == ("virtio", 1024, 600))
+                      hotplug=(device, w, h) == ("virtio", 1024, 600), fbdev=(device, w, h) == ("bochs", 1024, 600))
         except Exception as error:  # a hung or crashed guest fails this panel, not the whole run
             record(False, f"{device} {w}x{h}: {type(error).__name__}: {error}")
     failed = results.count(False)

@@ -1,0 +1,178 @@
+import CLinux
+import VitrineCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// The fbdev fallback for boards without KMS (`/dev/fbN`): the resolution from FBIOGET_VSCREENINFO, XRGB8888 or
+/// RGB565 pixels. When the driver lets the virtual screen be twice as tall, frames alternate between its halves
+/// and FBIOPAN_DISPLAY flips between them; otherwise there is one buffer and each frame is one copy into it.
+/// The console is switched to graphics mode while Vitrine draws, and back to text (which redraws it) on close.
+public final class FbdevDisplay: ScanoutDisplay {
+    public let size: Size
+    public let path: String
+    public var snapshots: SnapshotWriter? { nil }
+    public var eventDescriptors: [Int32] { [completion.descriptor] }
+    public private(set) var isPoweredOn = true
+    /// Panning between two halves, or one buffer.
+    public let doubleBuffered: Bool
+    private let descriptor: Int32
+    private let pixels: UnsafeMutableRawPointer
+    private let mappedBytes: Int
+    private let lineLength: Int
+    private let bytesPerPixel: Int
+    private var variable: fb_var_screeninfo
+    private let original: fb_var_screeninfo
+    private var front = 0
+    private var flipping: ShownContent?
+    private var waiting: DisplayContent?
+    /// Pans complete at once; the completion is reported through the event loop like a flip event.
+    private let completion: MonotonicTimer
+    private let console: Int32
+    private var closed = false
+
+    public init(path: String) throws(PlayError) {
+        self.path = path
+        descriptor = open(path, O_RDWR | O_CLOEXEC)
+        guard descriptor >= 0 else { throw PlayError("\(RuntimeError.last("open", path: path))") }
+        var variable = fb_var_screeninfo()
+        var fixed = fb_fix_screeninfo()
+        guard vitrine_ioctl_pointer(descriptor, VITRINE_FBIOGET_VSCREENINFO, &variable) == 0,
+            vitrine_ioctl_pointer(descriptor, VITRINE_FBIOGET_FSCREENINFO, &fixed) == 0
+        else {
+            let failure = RuntimeError.last("read the framebuffer's screen info", path: path)
+            Glibc.close(descriptor)
+            throw PlayError("\(failure)")
+        }
+        original = variable
+        let xrgb = variable.bits_per_pixel == 32 && variable.red.offset == 16 && variable.blue.offset == 0
+        let rgb565 = variable.bits_per_pixel == 16 && variable.red.offset == 11 && variable.green.length == 6
+        guard xrgb || rgb565 else {
+            Glibc.close(descriptor)
+            throw PlayError(
+                "\(path): \(variable.bits_per_pixel)-bit pixels with red at bit \(variable.red.offset) "
+                    + "(only XRGB8888 and RGB565 are supported)")
+        }
+        bytesPerPixel = xrgb ? 4 : 2
+        size = Size(width: Int(variable.xres), height: Int(variable.yres))
+        lineLength = Int(fixed.line_length)
+        let frameBytes = lineLength * size.height
+        var tall = variable
+        tall.yres_virtual = variable.yres * 2
+        tall.yoffset = 0
+        if Int(fixed.smem_len) >= frameBytes * 2,
+            vitrine_ioctl_pointer(descriptor, VITRINE_FBIOPUT_VSCREENINFO, &tall) == 0,
+            vitrine_ioctl_pointer(descriptor, VITRINE_FBIOGET_VSCREENINFO, &tall) == 0,
+            tall.yres_virtual >= tall.yres * 2
+        {
+            variable = tall
+            doubleBuffered = true
+        } else {
+            doubleBuffered = false
+        }
+        self.variable = variable
+        mappedBytes = Int(fixed.smem_len)
+        guard let mapped = mmap(nil, mappedBytes, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0),
+            mapped != UnsafeMutableRawPointer(bitPattern: -1)
+        else {
+            let failure = RuntimeError.last("map the framebuffer", path: path)
+            Glibc.close(descriptor)
+            throw PlayError("\(failure)")
+        }
+        pixels = mapped
+        do {
+            completion = try MonotonicTimer()
+        } catch {
+            munmap(mapped, mappedBytes)
+            Glibc.close(descriptor)
+            throw PlayError("\(error)")
+        }
+        // Keep the console from drawing its text and cursor over the pictures (console_codes(4), KDSETMODE).
+        console = open("/dev/tty0", O_RDWR | O_CLOEXEC)
+        if console >= 0 { _ = vitrine_ioctl_value(console, VITRINE_KDSETMODE, VITRINE_KD_GRAPHICS) }
+    }
+
+    deinit { close() }
+
+    public func show(_ content: DisplayContent) {
+        guard flipping == nil else {
+            waiting = content
+            return
+        }
+        let target = doubleBuffered ? 1 - front : front
+        let base = pixels + target * lineLength * size.height
+        switch content {
+        case .frame(let frame, let record):
+            precondition(frame.size == size, "frame \(frame.size) for a \(size) display")
+            for row in 0..<size.height { write(row: frame.pixels + row * size.width, to: base + row * lineLength) }
+            flipping = .frame(record)
+        case .background(let color):
+            let line = [UInt32](repeating: color.xrgb, count: size.width)
+            line.withUnsafeBufferPointer { buffer in
+                guard let start = buffer.baseAddress else { return }
+                for row in 0..<size.height { write(row: start, to: base + row * lineLength) }
+            }
+            flipping = .background
+        }
+        if doubleBuffered {
+            variable.yoffset = UInt32(target * size.height)
+            _ = vitrine_ioctl_pointer(descriptor, VITRINE_FBIOPAN_DISPLAY, &variable)
+            front = target
+        }
+        completion.arm(at: MonotonicClock.seconds())
+    }
+
+    private func write(row source: UnsafePointer<UInt32>, to destination: UnsafeMutableRawPointer) {
+        if bytesPerPixel == 4 {
+            destination.copyMemory(from: source, byteCount: size.width * 4)
+            return
+        }
+        let out = destination.bindMemory(to: UInt16.self, capacity: size.width)
+        for x in 0..<size.width {
+            let pixel = source[x]
+            let red = (pixel >> 8) & 0xF800
+            let green = (pixel >> 5) & 0x07E0
+            let blue = (pixel >> 3) & 0x001F
+            out[x] = UInt16(truncatingIfNeeded: red | green | blue)
+        }
+    }
+
+    public func handleEvents() -> (completed: ShownContent?, now: Double) {
+        completion.acknowledge()
+        let now = MonotonicClock.seconds()
+        let shown = flipping
+        flipping = nil
+        if let waiting {
+            self.waiting = nil
+            show(waiting)
+        }
+        return (shown, now)
+    }
+
+    /// fbdev has no portable power control; off paints black, on repaints the buffer on screen by panning to it.
+    public func setPower(_ on: Bool) {
+        isPoweredOn = on
+        if on, doubleBuffered {
+            _ = vitrine_ioctl_pointer(descriptor, VITRINE_FBIOPAN_DISPLAY, &variable)
+        } else if !on {
+            show(.background(.black))
+        }
+    }
+
+    /// Puts the screen info back and the console in text mode, which makes it redraw itself.
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        var restore = original
+        _ = vitrine_ioctl_pointer(descriptor, VITRINE_FBIOPUT_VSCREENINFO, &restore)
+        if console >= 0 {
+            _ = vitrine_ioctl_value(console, VITRINE_KDSETMODE, VITRINE_KD_TEXT)
+            Glibc.close(console)
+        }
+        munmap(pixels, mappedBytes)
+        Glibc.close(descriptor)
+    }
+}
