@@ -162,13 +162,13 @@ public final class PlayerRuntime {
         case .headless(let size):
             return headless(size)
         case .drm(let path):
-            return try openDRM(path: path ?? settings.display.device, settings: settings, table: table, log: log)
+            return try openDRMWaiting(path: path ?? settings.display.device, settings: settings, table: table, log: log)
         case .fbdev(let path):
             return try openFbdev(path: path, table: table)
         case .auto:
             let drmProblem: PlayError
             do {
-                return try openDRM(path: settings.display.device, settings: settings, table: table, log: log)
+                return try openDRMWaiting(path: settings.display.device, settings: settings, table: table, log: log)
             } catch {
                 drmProblem = error
             }
@@ -195,6 +195,7 @@ public final class PlayerRuntime {
         let candidates = path.map { [$0] } ?? DRMDevice.cardPaths()
         guard !candidates.isEmpty else { throw PlayError("no DRM device in /dev/dri") }
         var problems: [String] = []
+        var unplugged = 0
         for candidate in candidates {
             let device: DRMDevice
             do {
@@ -208,6 +209,7 @@ public final class PlayerRuntime {
                 continue
             }
             guard let connector = DRMDevice.choose(device.connectors(), named: settings.display.connector) else {
+                unplugged += 1
                 problems.append(
                     "\(candidate): "
                         + (settings.display.connector.map { "no connected connector named \($0)" }
@@ -251,7 +253,32 @@ public final class PlayerRuntime {
                 profile: profile, description: "\(candidate) \(device.driver) \(connector.name)\(name) at \(chosen)",
                 device: device, connector: connector, mode: chosen)
         }
-        throw PlayError(problems.joined(separator: "; "))
+        throw PlayError(
+            problems.joined(separator: "; "), nothingConnected: unplugged > 0 && unplugged == problems.count)
+    }
+
+    /// Like `openDRM`, but when the cards are there and no screen is connected yet (a kiosk that boots before its
+    /// TV is on), waits for a hotplug event, blocked in poll(2), and tries again.
+    static func openDRMWaiting(path: String?, settings: Settings, table: DeviceTable, log: (String) -> Void)
+        throws(PlayError) -> OpenedDisplay
+    {
+        // Made before the first look, so a screen plugged in meanwhile is not missed.
+        let monitor = try? HotplugMonitor()
+        var announced = false
+        while true {
+            do {
+                return try openDRM(path: path, settings: settings, table: table, log: log)
+            } catch {
+                guard error.nothingConnected, let monitor else { throw error }
+                if !announced {
+                    log("no screen is connected (\(error)); waiting for one to be plugged in")
+                    announced = true
+                }
+                var ready = pollfd(fd: monitor.descriptor, events: Int16(POLLIN), revents: 0)
+                _ = poll(&ready, 1, -1)
+                _ = monitor.takeChanges()
+            }
+        }
     }
 
     public var controlPath: String? { control?.path }
@@ -602,8 +629,11 @@ public final class PlayerRuntime {
 /// Why `vitrine play` cannot start, in one line.
 public struct PlayError: Error, CustomStringConvertible {
     public var description: String
+    /// A screen may yet be plugged in: the cards are there, nothing is connected.
+    public var nothingConnected = false
 
-    public init(_ description: String) {
+    public init(_ description: String, nothingConnected: Bool = false) {
         self.description = description
+        self.nothingConnected = nothingConnected
     }
 }

@@ -111,6 +111,18 @@ def check_hotplug(vm, vitrine, label, references):
     if not ok or status != 0:
         print(output[-2000:])
 
+    # Started while nothing is connected: it waits (blocked, not spinning) and shows the photo once plugged in.
+    vm.run(f"echo off > {plug}")
+    vm.spawn("late", f"exec {vitrine} play --config /share/vitrine.json")
+    time.sleep(3)
+    rc, out = vm.run("cat /share/late.out; grep -E '^State|^voluntary' /proc/$(cat /share/late.pid)/status")
+    record("waiting for one to be plugged in" in out and "(sleeping)" in out,
+           f"{label}: with no screen connected vitrine waits asleep ({out.strip().splitlines()[-3:]})")
+    vm.run(f"echo detect > {plug}; {announce}")
+    dump, ok = wait_for(vm, lambda d: psnr(d, references[0]) >= 40, 60)
+    record(ok, f"{label}: the first photo shows once the screen is plugged in (PSNR {psnr(dump, references[0]):.1f})")
+    vm.stop("late")
+
 
 def check_fbdev(vm, vitrine, label, references, console):
     """The fbdev fallback on the DRM driver's emulated /dev/fb0: the same picture, and the console back after."""
