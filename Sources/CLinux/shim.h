@@ -18,6 +18,7 @@
 #include <sys/ioctl.h>
 #include <linux/fb.h>
 #include <linux/kd.h>
+#include <linux/vt.h>
 
 /* Peak resident set size of this process in KiB (ru_maxrss is in KiB on Linux, getrusage(2)). */
 static inline long vitrine_peak_rss_kib(void) {
@@ -106,4 +107,20 @@ static const unsigned long VITRINE_FBIOPAN_DISPLAY = FBIOPAN_DISPLAY;
 static const unsigned long VITRINE_KDSETMODE = KDSETMODE;
 static const unsigned long VITRINE_KD_GRAPHICS = KD_GRAPHICS;
 static const unsigned long VITRINE_KD_TEXT = KD_TEXT;
+static const unsigned long VITRINE_VT_RELDISP = VT_RELDISP;
+static const unsigned long VITRINE_VT_ACKACQ = VT_ACKACQ;
+
+/* SIGRTMIN is a function call in glibc; Vitrine's VT release and acquire signals sit just above it. */
+static inline int vitrine_vt_release_signal(void) { return SIGRTMIN + 1; }
+static inline int vitrine_vt_acquire_signal(void) { return SIGRTMIN + 2; }
+
+/* VT_SETMODE: process mode (the kernel asks before switching away, with the signals above) or automatic. */
+static inline int vitrine_vt_set_mode(int fd, int process) {
+    struct vt_mode mode;
+    memset(&mode, 0, sizeof mode);
+    mode.mode = process ? VT_PROCESS : VT_AUTO;
+    mode.relsig = process ? (short)vitrine_vt_release_signal() : 0;
+    mode.acqsig = process ? (short)vitrine_vt_acquire_signal() : 0;
+    return ioctl(fd, VT_SETMODE, &mode);
+}
 #endif

@@ -221,6 +221,18 @@ public final class DRMDisplay: ScanoutDisplay {
         return (shown, now)
     }
 
+    /// Gives DRM master up (the VT is being switched away); waits for a flip in flight first.
+    public func releaseMaster() {
+        finishFlip()
+        device.dropMaster()
+    }
+
+    /// Takes DRM master back and sets the mode again with the picture that was on screen.
+    public func reacquireMaster() throws(RuntimeError) {
+        try device.becomeMaster()
+        restoreScanout()
+    }
+
     /// The connector as the card reports it now (after a hotplug).
     public func probeConnector() -> DRMConnector? {
         device.connectors().first { $0.id == connector.id }

@@ -37,6 +37,7 @@ public final class PlayerRuntime {
     private let watcher: LibraryWatcher
     private let display: any ScanoutDisplay
     private let hotplug: HotplugMonitor?
+    private var terminal: VirtualTerminal?
     /// The screen was unplugged; the show holds (screen-off reason) until it is back.
     private var unplugged = false
     private var profileNow: DeviceProfile
@@ -82,7 +83,9 @@ public final class PlayerRuntime {
                 interval: settings.interval, order: settings.order, startCategory: settings.startCategory,
                 keepPrevious: keepPrevious, seed: UInt64(truncatingIfNeeded: Int(MonotonicClock.seconds() * 1e6))))
         do {
-            signals = try SignalSource([SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGCONT])
+            signals = try SignalSource([
+                SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGCONT, VirtualTerminal.releaseSignal, VirtualTerminal.acquireSignal,
+            ])
             _ = vitrine_ignore_sigpipe()
             loop = try EventLoop()
             timer = try MonotonicTimer()
@@ -114,6 +117,11 @@ public final class PlayerRuntime {
         worker = DecodeWorker(budget: budget, options: renderOptions, wakeup: decodeWakeup)
         screenDescription = opened.description
         profileNow = profile
+        // VT switching matters only when Vitrine drives the screen itself and runs on a VT.
+        if display is DRMDisplay || display is FbdevDisplay {
+            terminal = VirtualTerminal()
+            if let terminal { log("on \(terminal.path): switching VTs holds the show and gives the screen away") }
+        }
         // Hotplug matters only for a real screen; without udev the show still runs, it just cannot follow plugs.
         if display is DRMDisplay {
             do {
@@ -320,6 +328,7 @@ public final class PlayerRuntime {
     private func shutdown() {
         worker.stop()
         display.close()
+        terminal?.close()
         control?.close()
         loop.close()
     }
@@ -369,6 +378,24 @@ public final class PlayerRuntime {
             send(.command(.toggle, now: now))
         case SIGCONT:
             send(.woke(now: now))
+        case VirtualTerminal.releaseSignal:
+            log("VT switched away: holding the show")
+            send(.hold(.vtAway, now: now))
+            (display as? DRMDisplay)?.releaseMaster()
+            terminal?.allowRelease()
+        case VirtualTerminal.acquireSignal:
+            terminal?.acknowledgeAcquire()
+            if let drm = display as? DRMDisplay {
+                do {
+                    try drm.reacquireMaster()
+                } catch {
+                    log("VT back, but \(error)")
+                }
+            } else if display is FbdevDisplay {
+                send(.redraw(now: now))
+            }
+            log("VT back: the show goes on")
+            send(.release(.vtAway, now: now))
         default:
             break
         }

@@ -138,6 +138,34 @@ def check_fbdev(vm, vitrine, label, references, console):
         print(output[-2000:])
 
 
+def check_vt_switch(vm, vitrine, label, references):
+    """Vitrine on VT 1 (as a boot service runs it): switching to VT 2 holds the show and hands the screen to that
+    console; switching back brings the picture back within a second and the show goes on."""
+    play_config(vm.share, 3)
+    vm.spawn("vt", f"exec busybox openvt -c 1 -f -s -w -- sh -c "
+                   f"'exec {vitrine} play --config /share/vitrine.json 2>/share/vt.log'")
+    dump, ok = wait_for(vm, lambda d: max(psnr(d, r) for r in references) >= 40, 60)
+    record(ok, f"{label}: vitrine on VT 1 shows a photo")
+    status = f"{vitrine} ctl --control /tmp/vitrine.sock status"
+    rc, out = vm.run(f"busybox chvt 2; sleep 1; {status}")
+    away = vm.screendump()
+    record('"vtAway"' in out and max(psnr(away, r) for r in references) < 30,
+           f"{label}: switching to VT 2 holds the show and shows that console ({out.strip()[:100]})")
+    started = time.monotonic()
+    vm.run("busybox chvt 1")
+    dump, ok = wait_for(vm, lambda d: max(psnr(d, r) for r in references) >= 40, 5)
+    back = time.monotonic() - started
+    rc, out = vm.run(status)
+    record(ok and back <= 1.5 and '"paused":[]' in out,
+           f"{label}: back on VT 1 the picture returns in {back:.2f} s and the show goes on ({out.strip()[:80]})")
+    vm.run(f"kill -TERM $(pidof vitrine)")
+    vm.wait("vt", 30)
+    with open(f"{vm.share}/vt.log") as f:
+        log = f.read()
+    record("VT switched away" in log and "VT back" in log and "stopping (signal 15)" in log,
+           f"{label}: the player logged the switch and stopped on SIGTERM")
+
+
 def run_panel(vitrine, device, w, h, tearing, hotplug=False, fbdev=False):
     label = f"{device} {w}x{h}"
     with vmlib.VM(device=device, width=w, height=h) as vm:
@@ -171,6 +199,9 @@ def run_panel(vitrine, device, w, h, tearing, hotplug=False, fbdev=False):
 
         if fbdev:
             check_fbdev(vm, vitrine, label, references, console)
+
+        if (device, w, h) == ("bochs", 800, 480):
+            check_vt_switch(vm, vitrine, label, references)
 
         if tearing:
             play_config(share, 0.2)
