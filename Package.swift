@@ -66,6 +66,11 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "VitrineRuntimeTests",
+            dependencies: ["VitrineRuntime", "VitrineCore"],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "VitrineCLITests",
             dependencies: ["VitrineCLI", "VitrineCore", "VitrineImage", "VitrineRuntime", "VitrineTestSupport"],
             swiftSettings: strict

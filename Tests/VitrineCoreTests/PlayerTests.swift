@@ -300,3 +300,22 @@ import VitrineCore
         #expect(ControlCommand.parse("screen dim") == nil)
     }
 }
+
+@Suite struct RedrawTests {
+    @Test func aNewScreenSizeDropsOldFramesAndMakesTheSlideAgain() throws {
+        var (player, prefetch) = try PlayerTests().started()
+        _ = player.handle(.flipDone(now: 0))
+        let redraw = player.handle(.redraw(now: 5))
+        #expect(PlayerTests.text(redraw) == ["cancel A/b", "disarm", "decode show A/a"])
+        // The prefetch made for the old size is dropped when it arrives.
+        let budget = MemoryBudget(limit: 1 << 20)
+        #expect(
+            PlayerTests.text(
+                player.handle(
+                    .decoded(prefetch, try Frame(size: Size(width: 4, height: 4), budget: budget, purpose: "t"), now: 6)
+                )
+            )
+            .isEmpty)
+        #expect(player.cachedFrames == 0)
+    }
+}
