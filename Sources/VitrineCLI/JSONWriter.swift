@@ -1,3 +1,5 @@
+import VitrineRuntime
+
 /// Minimal JSON output for `--json` (keys in the given order, strings escaped per RFC 8259).
 enum JSONWriter {
     enum Value {
@@ -27,21 +29,5 @@ enum JSONWriter {
         }
     }
 
-    static func quote(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case _ where scalar.value < 0x20:
-                let digits = Array("0123456789abcdef")
-                result += "\\u00" + String([digits[Int(scalar.value >> 4)], digits[Int(scalar.value & 15)]])
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "\""
-    }
+    static func quote(_ text: String) -> String { JSONText.quote(text) }
 }
