@@ -34,6 +34,11 @@ let package = Package(
             pkgConfig: "libudev",
             providers: [.apt(["libudev-dev"])]
         ),
+        .systemLibrary(
+            name: "CLibInput",
+            pkgConfig: "libinput",
+            providers: [.apt(["libinput-dev"])]
+        ),
         .systemLibrary(name: "CLinux"),
         .target(name: "VitrineCore", swiftSettings: strict),
         .target(
@@ -43,7 +48,7 @@ let package = Package(
         ),
         .target(
             name: "VitrineRuntime",
-            dependencies: ["VitrineCore", "VitrineImage", "CDRM", "CUdev", "CLinux"],
+            dependencies: ["VitrineCore", "VitrineImage", "CDRM", "CUdev", "CLibInput", "CLinux"],
             swiftSettings: strict
         ),
         .target(

@@ -2,7 +2,17 @@
 public struct KeyMap: Sendable, Equatable {
     public enum Action: String, Sendable, CaseIterable {
         case next, previous, pause, nextCategory, previousCategory, firstSlide, quit
+        /// Show the category and slide name (long press).
+        case info
         case category1, category2, category3, category4, category5, category6, category7, category8, category9
+
+        /// 1...9 for the category keys.
+        public var categoryNumber: Int? {
+            guard rawValue.hasPrefix("category"), let number = Int(rawValue.dropFirst("category".count)) else {
+                return nil
+            }
+            return number
+        }
     }
 
     /// Key names as libinput reports them, without the `KEY_` prefix and in the case written here.
@@ -30,6 +40,7 @@ public struct KeyMap: Sendable, Equatable {
         .nextCategory: ["Down"],
         .previousCategory: ["Up"],
         .firstSlide: ["Home"],
+        .info: ["I", "Info"],
         // A kiosk must not be closable from a keyboard unless its owner asks for it.
         .quit: [],
         .category1: ["1"], .category2: ["2"], .category3: ["3"], .category4: ["4"], .category5: ["5"],

@@ -11,11 +11,14 @@ public struct Player {
         /// Keep the previous slide's frame too (only when the budget has room, decided by the runtime).
         public var keepPrevious: Bool
         public var seed: UInt64
+        /// Seconds the show holds after a key or touch, before it goes on with a full interval.
+        public var pauseOnInput: Double
 
         public init(
             interval: Double = 10, order: PlaybackOrder = .name, startCategory: String? = nil,
-            keepPrevious: Bool = false, seed: UInt64 = 0x5EED
+            keepPrevious: Bool = false, seed: UInt64 = 0x5EED, pauseOnInput: Double = 30
         ) {
+            self.pauseOnInput = pauseOnInput
             self.interval = interval
             self.order = order
             self.startCategory = startCategory
@@ -42,13 +45,18 @@ public struct Player {
         case categoriesChanged([String], now: Double)
         /// The screen changed size: frames made for the old one are useless; the slide on screen is made again.
         case redraw(now: Double)
+        /// A key or gesture asked for an action.
+        case user(KeyMap.Action, now: Double)
+        /// The hold after the last input is over.
+        case inputHoldEnded(now: Double)
 
         var now: Double {
             switch self {
             case .start(_, let now), .indexed(_, _, let now), .indexFailed(_, _, let now), .timerFired(_, let now),
                 .decoded(_, _, let now), .decodeFailed(_, _, let now), .flipDone(let now), .hold(_, let now),
                 .release(_, let now), .woke(let now), .command(_, let now), .photosAdded(_, _, let now),
-                .photosRemoved(_, _, let now), .categoriesChanged(_, let now), .redraw(let now):
+                .photosRemoved(_, _, let now), .categoriesChanged(_, let now), .redraw(let now), .user(_, let now),
+                .inputHoldEnded(let now):
                 return now
             }
         }
@@ -63,6 +71,12 @@ public struct Player {
         case timer(SlideTimer.Command)
         /// Turn the screen's output off or on (on: a fresh modeset with the picture that was there).
         case screenPower(on: Bool)
+        /// Arm (or, with nil, disarm) the end of the hold after input.
+        case inputHold(until: Double?)
+        /// Tell the viewer the category and slide (a banner; a log line until text rendering arrives).
+        case announce(String)
+        /// A key bound to quit was pressed.
+        case quit
         case log(String)
 
         public var description: String {
@@ -75,6 +89,9 @@ public struct Player {
             case .timer(.arm(let deadline, _)): return "arm \(deadline)"
             case .timer(.disarm): return "disarm"
             case .screenPower(let on): return on ? "screen on" : "screen off"
+            case .inputHold(let until): return until.map { "hold until \($0)" } ?? "hold off"
+            case .announce(let text): return "announce \(text)"
+            case .quit: return "quit"
             case .log(let line): return "log \(line)"
             }
         }
@@ -204,6 +221,14 @@ public struct Player {
                 + (command.map { [.timer($0)] } ?? [])
         case .command(let command, let now):
             return perform(command, now: now)
+        case .user(let action, let now):
+            return userAction(action, now: now)
+        case .inputHoldEnded(let now):
+            guard timer.reasons.contains(.inputHold) else { return [] }
+            _ = timer.resume(.inputHold, now: now)
+            // After the hold the slide on screen gets a full interval, not what was left before the input.
+            guard timer.reasons.isEmpty, !timer.expired else { return [] }
+            return [.timer(timer.restart(now: now))]
         case .redraw:
             let current = onScreen
             let actions = dropCategoryState()
@@ -246,6 +271,39 @@ public struct Player {
             }
             return [.log("category \(Self.label(active)) is gone")] + switchTo(first)
         }
+    }
+
+    /// A key or gesture. Navigation holds the timer for `pauseOnInput` seconds (each input starts the hold again);
+    /// the pause key holds until pressed again.
+    private mutating func userAction(_ action: KeyMap.Action, now: Double) -> [Action] {
+        var command: ControlCommand?
+        switch action {
+        case .next: command = .next
+        case .previous: command = .previous
+        case .firstSlide: command = .first
+        case .nextCategory: command = .category(.next)
+        case .previousCategory: command = .category(.previous)
+        case .pause: return perform(.toggle, now: now)
+        case .quit: return [.log("quit key pressed"), .quit]
+        case .info: return [.announce(infoText)]
+        default:
+            guard let number = action.categoryNumber else { return [] }
+            command = .category(.number(number))
+        }
+        guard let command else { return [] }
+        var actions = perform(command, now: now)
+        if options.pauseOnInput > 0 {
+            if let pause = timer.pause(.inputHold, now: now) { actions.append(.timer(pause)) }
+            actions.append(.inputHold(until: now + options.pauseOnInput))
+        }
+        if case .category = command, let active { actions.append(.announce(Self.label(active))) }
+        return actions
+    }
+
+    private var infoText: String {
+        let slide = onScreen?.name ?? "no photo"
+        let position = onScreen.flatMap { playlist?.number(of: $0) }.map { " (\($0) of \(playlist?.count ?? 0))" } ?? ""
+        return "\(Self.label(active)): \(slide)\(position)"
     }
 
     /// New settings (a reloaded config): the interval applies from the next slide; a new order re-reads the

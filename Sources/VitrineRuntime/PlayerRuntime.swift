@@ -13,7 +13,7 @@ import VitrineImage
 /// actions; decoding happens on the worker thread.
 public final class PlayerRuntime {
     enum Token: UInt64 {
-        case timer = 1, signals, decodes, library, vblank, control, schedule, hotplug
+        case timer = 1, signals, decodes, library, vblank, control, schedule, hotplug, input, inputHold
     }
 
     /// Client tokens start here, plus the client's descriptor.
@@ -38,6 +38,12 @@ public final class PlayerRuntime {
     private let display: any ScanoutDisplay
     private let hotplug: HotplugMonitor?
     private var terminal: VirtualTerminal?
+    private var input: InputSource?
+    private let inputHoldTimer: MonotonicTimer
+    private var gestures: GestureRecognizer
+    /// The pointer's position, normalised, for mice that report only relative motion.
+    private var pointer = (x: 0.5, y: 0.5)
+    private var pointerDown = false
     /// The screen was unplugged; the show holds (screen-off reason) until it is back.
     private var unplugged = false
     private var profileNow: DeviceProfile
@@ -81,7 +87,11 @@ public final class PlayerRuntime {
         player = Player(
             options: Player.Options(
                 interval: settings.interval, order: settings.order, startCategory: settings.startCategory,
-                keepPrevious: keepPrevious, seed: UInt64(truncatingIfNeeded: Int(MonotonicClock.seconds() * 1e6))))
+                keepPrevious: keepPrevious, seed: UInt64(truncatingIfNeeded: Int(MonotonicClock.seconds() * 1e6)),
+                pauseOnInput: settings.pauseOnInput))
+        gestures = GestureRecognizer(
+            rotation: profile.rotation, physicalSize: opened.connector?.physicalSizeMillimetres,
+            pixelSize: profile.scanout)
         do {
             signals = try SignalSource([
                 SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGCONT, VirtualTerminal.releaseSignal, VirtualTerminal.acquireSignal,
@@ -107,6 +117,7 @@ public final class PlayerRuntime {
             }
             control = try ControlServer(path: configuration.controlPath ?? ControlServer.defaultPath())
             scheduleTimer = try WallClockTimer()
+            inputHoldTimer = try MonotonicTimer()
         } catch let error as RuntimeError {
             throw PlayError("\(error)")
         } catch let error as PlayError {
@@ -121,6 +132,16 @@ public final class PlayerRuntime {
         if display is DRMDisplay || display is FbdevDisplay {
             terminal = VirtualTerminal()
             if let terminal { log("on \(terminal.path): switching VTs holds the show and gives the screen away") }
+        }
+        // Input is for a real screen; a headless player takes its commands from the control socket.
+        if display is DRMDisplay || display is FbdevDisplay {
+            do {
+                let source = try InputSource()
+                input = source
+                if let problem = source.permissionProblem() { log(problem) }
+            } catch {
+                log("keys and touch will not work: \(error)")
+            }
         }
         // Hotplug matters only for a real screen; without udev the show still runs, it just cannot follow plugs.
         if display is DRMDisplay {
@@ -302,6 +323,8 @@ public final class PlayerRuntime {
             if let control { try loop.add(control.descriptor, token: Token.control.rawValue) }
             try loop.add(scheduleTimer.descriptor, token: Token.schedule.rawValue)
             if let hotplug { try loop.add(hotplug.descriptor, token: Token.hotplug.rawValue) }
+            if let input { try loop.add(input.descriptor, token: Token.input.rawValue) }
+            try loop.add(inputHoldTimer.descriptor, token: Token.inputHold.rawValue)
         } catch {
             log("\(error)")
             return 1
@@ -355,6 +378,10 @@ public final class PlayerRuntime {
             followSchedule()
         case .hotplug:
             if hotplug?.takeChanges() == true { screenChanged(now: now) }
+        case .input:
+            for event in input?.read() ?? [] { handleInput(event, now: now) }
+        case .inputHold:
+            if inputHoldTimer.acknowledge() { send(.inputHoldEnded(now: now)) }
         case .control:
             guard let control else { return }
             for client in control.accept() {
@@ -399,6 +426,58 @@ public final class PlayerRuntime {
         default:
             break
         }
+    }
+
+    /// A key goes through the key map; touches and the pointer (as one finger) through the gesture recognizer.
+    private func handleInput(_ event: InputSource.Event, now: Double) {
+        let gesture: GestureRecognizer.Gesture?
+        switch event {
+        case .deviceAdded(let name):
+            log("input device: \(name)")
+            return
+        case .key(let name, let pressed):
+            guard pressed, let action = configuration.settings.keys.action(forKey: name) else { return }
+            send(.user(action, now: now))
+            return
+        case .touchDown(let x, let y):
+            gestures.down(x: x, y: y, time: now)
+            return
+        case .touchMotion(let x, let y):
+            gestures.move(x: x, y: y)
+            return
+        case .touchUp:
+            gesture = gestures.up(time: now)
+        case .pointerPosition(let x, let y):
+            pointer = (x, y)
+            if pointerDown { gestures.move(x: x, y: y) }
+            return
+        case .pointerMotion(let dx, let dy):
+            let size = profileNow.scanout
+            pointer = (
+                min(1, max(0, pointer.x + dx / Double(size.width))),
+                min(1, max(0, pointer.y + dy / Double(size.height)))
+            )
+            if pointerDown { gestures.move(x: pointer.x, y: pointer.y) }
+            return
+        case .pointerButton(let pressed):
+            pointerDown = pressed
+            if pressed {
+                gestures.down(x: pointer.x, y: pointer.y, time: now)
+                return
+            }
+            gesture = gestures.up(time: now)
+        }
+        let action: KeyMap.Action?
+        switch gesture {
+        case .tap: action = .pause
+        case .swipe(.left): action = .next
+        case .swipe(.right): action = .previous
+        case .swipe(.up): action = .nextCategory
+        case .swipe(.down): action = .previousCategory
+        case .longPress: action = .info
+        case nil: action = nil
+        }
+        if let action { send(.user(action, now: now)) }
     }
 
     /// A DRM connector changed: unplugged, the show holds; back, it is matched to its profile again, the mode set
@@ -521,6 +600,12 @@ public final class PlayerRuntime {
             armedGeneration = nil
             armedDeadline = nil
             timer.disarm()
+        case .inputHold(let until):
+            if let until { inputHoldTimer.arm(at: until) } else { inputHoldTimer.disarm() }
+        case .announce(let text):
+            log("showing: \(text)")
+        case .quit:
+            exitStatus = 0
         case .screenPower(let on):
             display.setPower(on)
             // One fbdev buffer cannot keep the picture while blanked: draw it again.
