@@ -64,10 +64,12 @@ check-photos: release check-deps
 	  /usr/bin/python3 Tests/Reference/check_against_pillow.py --vitrine .build/release/vitrine "$(PHOTOS)"; \
 	else echo "check-photos skipped: $(PHOTOS) not found (set PHOTOS=DIR)"; fi
 
-# The release binary on real kernel DRM drivers in QEMU guests (virtio-gpu and bochs, four panel sizes each).
+# The release binary on real kernel DRM drivers in QEMU guests (virtio-gpu and bochs, four panel sizes each),
+# and with a virtio keyboard and tablet through libinput.
 # Installs QEMU and a kernel when it can; skips with the reason when it cannot.
 vm-test: release check-deps
 	/usr/bin/python3 Tests/VM/test_display.py --vitrine .build/release/vitrine
+	/usr/bin/python3 Tests/VM/test_input.py --vitrine .build/release/vitrine
 
 test: lint unit-tests check-photos vm-test
 

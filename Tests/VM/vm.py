@@ -148,12 +148,14 @@ def _die_with_parent():
 class VM:
     """A booted guest; use as a context manager. Attributes: share (host folder = guest /share), boot_seconds."""
 
-    def __init__(self, device="virtio", width=800, height=480, memory_mb=1024, share=None, boot_timeout=120):
+    def __init__(self, device="virtio", width=800, height=480, memory_mb=1024, share=None, boot_timeout=120,
+                 inputs=False):
         if device not in DRIVERS:
             raise ValueError(f"device must be one of {sorted(DRIVERS)}")
         self.device, self.width, self.height, self.memory_mb = device, width, height, memory_mb
         self.driver = DRIVERS[device]
         self.boot_timeout = boot_timeout
+        self.inputs = inputs  # a virtio keyboard and tablet, driven with key() and the QMP input-send-event
         self.share = share
         self.boot_seconds = None
         self.ready = ""  # the agent's ready file: uptime, kernel, cards
@@ -191,7 +193,30 @@ class VM:
             "-fsdev", f"local,id=share,path={self.share},security_model=none",
             "-device", "virtio-9p-pci,fsdev=share,mount_tag=share",
             *panel,
+            *(["-device", "virtio-keyboard-pci", "-device", "virtio-tablet-pci"] if self.inputs else []),
         ]
+
+    def key(self, qcode, hold=0.05):
+        """Press and release a key on the virtio keyboard (QEMU qcode, e.g. "right", "pgdn", "spc", "1")."""
+        for down in (True, False):
+            self.qmp("input-send-event", events=[{"type": "key", "data": {"down": down,
+                                                                          "key": {"type": "qcode", "data": qcode}}}])
+            time.sleep(hold if down else 0)
+
+    def touch(self, points, seconds=0.2):
+        """The tablet as one finger: button down at the first (x, y) in 0...1, moved through the rest, up."""
+        def move(x, y):
+            return [{"type": "abs", "data": {"axis": "x", "value": int(x * 32767)}},
+                    {"type": "abs", "data": {"axis": "y", "value": int(y * 32767)}}]
+        x, y = points[0]
+        self.qmp("input-send-event", events=move(x, y))
+        self.qmp("input-send-event", events=[{"type": "btn", "data": {"down": True, "button": "left"}}])
+        for x, y in points[1:]:
+            time.sleep(seconds / max(1, len(points) - 1))
+            self.qmp("input-send-event", events=move(x, y))
+        if len(points) == 1:
+            time.sleep(seconds)
+        self.qmp("input-send-event", events=[{"type": "btn", "data": {"down": False, "button": "left"}}])
 
     def start(self):
         ok, reason = check()

@@ -1,0 +1,103 @@
+#!/usr/bin/python3
+"""Keys and touch on a real kernel: a virtio keyboard and tablet in a QEMU guest (udevd running, libinput on
+seat0), driven over QMP; screendumps and `vitrine ctl status` confirm each change. Prints `N passed, M failed`;
+skips (exit 0) with the reason when QEMU or a kernel is missing.
+
+Usage: test_input.py [--vitrine PATH]
+"""
+import argparse
+import os
+import sys
+import time
+
+from PIL import Image, ImageDraw
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, HERE)
+import test_display as display  # noqa: E402
+import vm as vmlib  # noqa: E402
+
+record = display.record
+
+
+def make_library(share):
+    display.make_library(share)
+    os.makedirs(f"{share}/lib/Zeta")
+    image = Image.new("RGB", (1000, 600), (10, 120, 90))
+    ImageDraw.Draw(image).ellipse([200, 100, 800, 500], fill=(240, 240, 60))
+    image.save(f"{share}/lib/Zeta/only.jpg", quality=92)
+
+
+def run(vitrine):
+    with vmlib.VM(device="virtio", width=800, height=480, inputs=True) as vm:
+        share = vm.share
+        make_library(share)
+        names = [f"Test/{name}" for name, _, _ in display.PHOTOS] + ["Zeta/only.jpg"]
+        refs = [display.render(vitrine, f"{share}/lib/{name}", 800, 480, share) for name in names]
+        rc, out = vm.run("/lib/systemd/systemd-udevd --daemon && udevadm trigger --action=add "
+                         "--subsystem-match=input --subsystem-match=drm && udevadm settle -t 20", timeout=60)
+        record(rc == 0, f"udevd runs in the guest ({out.strip()[-80:]})")
+        with open(f"{share}/vitrine.json", "w") as f:
+            f.write('{"library": "/share/lib", "deviceTable": "%s/Config/devices.json", "interval": 3, '
+                    '"pauseOnInput": 4, "controlSocket": "/tmp/vitrine.sock", "display": {"backend": "drm"}}\n'
+                    % REPO)
+        vm.spawn("player", f"exec {vitrine} play --config /share/vitrine.json")
+        status = f"{vitrine} ctl --control /tmp/vitrine.sock status"
+
+        def shows(index, timeout=8):
+            dump, ok = display.wait_for(vm, lambda d: display.psnr(d, refs[index]) >= 40, timeout)
+            return ok
+
+        record(shows(0, 60), "the first photo is on screen")
+        for qcode, index, what in [("right", 1, "Right: next photo"), ("left", 0, "Left: previous photo"),
+                                   ("down", 3, "Down: next category"), ("up", 0, "Up: previous category")]:
+            vm.key(qcode)
+            record(shows(index), f"{what} (screendump matches {names[index]})")
+        rc, out = vm.run(status)
+        record('"inputHold"' in out, f"after a key the timer is held for pauseOnInput ({out.strip()[:90]})")
+        pressed = time.monotonic()
+        vm.key("pgdn")
+        record(shows(1), "PageDown: next photo")
+        time.sleep(max(0, pressed + 3.2 - time.monotonic()))
+        still = display.psnr(vm.screendump(), refs[1]) >= 40
+        record(still, "the slide stays while the 4 s input hold lasts (interval 3 s)")
+        record(shows(2, 10), "then the show goes on by itself")
+
+        vm.touch([(0.8, 0.5), (0.5, 0.5), (0.2, 0.5)])
+        record(shows(0), "tablet swipe left: next photo")
+        vm.touch([(0.2, 0.5), (0.5, 0.52), (0.8, 0.5)])
+        record(shows(2), "tablet swipe right: previous photo")
+        vm.touch([(0.5, 0.5)], seconds=0.05)
+        time.sleep(0.5)
+        rc, out = vm.run(status)
+        record('"user"' in out, f"tablet tap: paused by the user ({out.strip()[:90]})")
+        vm.key("spc")
+        time.sleep(0.5)
+        rc, out = vm.run(status)
+        record('"user"' not in out, f"Space: resumed ({out.strip()[:90]})")
+        status_code, output = vm.stop("player")
+        record(status_code == 0 and "input device:" in output, f"the player saw the input devices and exited 0 "
+                                                               f"({[l for l in output.splitlines() if 'input device' in l][:2]})")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--vitrine", default=f"{REPO}/.build/release/vitrine")
+    args = parser.parse_args()
+    args.vitrine = os.path.abspath(args.vitrine)
+    ok, reason = vmlib.check()
+    if not ok:
+        print(f"VM input tests skipped: {reason}")
+        return 0
+    try:
+        run(args.vitrine)
+    except Exception as error:  # a hung guest fails the run, it does not hang it
+        record(False, f"{type(error).__name__}: {error}")
+    failed = display.results.count(False)
+    print(f"{display.results.count(True)} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
