@@ -65,11 +65,12 @@ check-photos: release check-deps
 	else echo "check-photos skipped: $(PHOTOS) not found (set PHOTOS=DIR)"; fi
 
 # The release binary on real kernel DRM drivers in QEMU guests (virtio-gpu and bochs, four panel sizes each),
-# and with a virtio keyboard and tablet through libinput.
+# with a virtio keyboard and tablet through libinput, and across S3 and s2idle.
 # Installs QEMU and a kernel when it can; skips with the reason when it cannot.
 vm-test: release check-deps
 	/usr/bin/python3 Tests/VM/test_display.py --vitrine .build/release/vitrine
 	/usr/bin/python3 Tests/VM/test_input.py --vitrine .build/release/vitrine
+	/usr/bin/python3 Tests/VM/test_suspend.py --vitrine .build/release/vitrine
 
 test: lint unit-tests check-photos vm-test
 

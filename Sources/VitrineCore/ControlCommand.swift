@@ -44,7 +44,8 @@ public enum ControlCommand: Equatable, Sendable {
 }
 
 extension StringProtocol {
-    func trimmingWhitespace() -> String {
+    /// The text without leading and trailing white space.
+    public func trimmingWhitespace() -> String {
         let scalars = unicodeScalars
         guard let start = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
             let end = scalars.lastIndex(where: { !$0.properties.isWhitespace })

@@ -1,4 +1,5 @@
 import CLinux
+import VitrineCore
 
 #if canImport(Glibc)
     import Glibc
@@ -59,9 +60,12 @@ public final class WallClockTimer {
         timerfd_settime(descriptor, Int32(TFD_TIMER_ABSTIME) | (1 << 1), &spec, nil)
     }
 
-    public func acknowledge() {
+    /// Reads the expiration; true when the timer was cancelled because the clock jumped (it was set, or the
+    /// system resumed from sleep), false when it simply fired.
+    @discardableResult
+    public func acknowledge() -> Bool {
         var count: UInt64 = 0
-        _ = read(descriptor, &count, 8)
+        return read(descriptor, &count, 8) < 0 && errno == ECANCELED
     }
 
     /// Local time now: seconds since the epoch and minutes since local midnight.
@@ -130,5 +134,11 @@ public enum SleepClock {
         clock_gettime(CLOCK_BOOTTIME, &boot)
         clock_gettime(CLOCK_MONOTONIC, &monotonic)
         return Double(boot.tv_sec - monotonic.tv_sec) + Double(boot.tv_nsec - monotonic.tv_nsec) / 1e9
+    }
+
+    /// Successful suspends since boot (`/sys/power/suspend_stats/success`); 0 where the file is missing.
+    public static func suspendCount() -> Int {
+        guard let text = try? FileBytes.readText("/sys/power/suspend_stats/success") else { return 0 }
+        return Int(text.trimmingWhitespace()) ?? 0
     }
 }

@@ -21,6 +21,8 @@ public final class PlayerRuntime {
     /// The previous slide is kept too only when, after everything else, the budget still has this much room
     /// for a progressive decode (whose coefficients libjpeg must hold whole).
     static let progressiveReserve = 96 << 20
+    /// A slide timer this late means the system slept through the deadline.
+    static let lateExpiry = 1.5
 
     private var configuration: PlayConfiguration
     private let log: (String) -> Void
@@ -58,6 +60,13 @@ public final class PlayerRuntime {
     private var decodes: [SlideID: (file: String?, milliseconds: Double)] = [:]
     private var presentedCount = 0
     private var sleepOffset = SleepClock.offset()
+    /// `/sys/power/suspend_stats/success`: also counts s2idle sleeps, during which the two clocks move together.
+    private var suspendCount = SleepClock.suspendCount()
+    /// When the last wake from sleep was noticed (CLOCK_MONOTONIC).
+    private var lastWake = -Double.infinity
+    /// One sleep can show up several ways (a clock jump, a late timer, then the suspend counter, which the kernel
+    /// updates only after user space runs again): signs within this many seconds count as one wake.
+    static let wakeSettling = 10.0
     private var exitStatus: Int32?
 
     /// Sets everything up; a problem the user must fix (budget too small, socket in use, library missing) is
@@ -338,11 +347,13 @@ public final class PlayerRuntime {
         send(.start(categories: readCategories(), now: MonotonicClock.seconds()))
         followSchedule()
         while exitStatus == nil {
-            for ready in loop.wait() {
-                handle(ready)
+            let ready = loop.wait()
+            // Before anything that woke us: a deadline that passed while the system slept must not advance the show.
+            noticeSleep()
+            for event in ready {
+                handle(event)
                 if exitStatus != nil { break }
             }
-            noticeSleep()
         }
         shutdown()
         return exitStatus ?? 0
@@ -362,6 +373,13 @@ public final class PlayerRuntime {
         case .timer:
             timer.acknowledge()
             guard let generation = armedGeneration else { return }
+            // An expiry seconds after its deadline means the system slept through it (s2idle keeps CLOCK_MONOTONIC
+            // running, and its suspend counter may be updated only after user space runs again): no catch-up.
+            if let deadline = armedDeadline, now - deadline > Self.lateExpiry,
+                wokeFromSleep("the slide timer fired \(Int(now - deadline)) s late: the system slept")
+            {
+                return
+            }
             advanceDeadline = armedDeadline
             send(.timerFired(generation: generation, now: now))
         case .signals:
@@ -374,7 +392,11 @@ public final class PlayerRuntime {
         case .vblank:
             vblank()
         case .schedule:
-            scheduleTimer.acknowledge()
+            if scheduleTimer.acknowledge() {
+                // The wall clock jumped: the system resumed (or the clock was set, which costs only a fresh
+                // interval). The suspend counter may not have moved yet, so do not wait for it.
+                wokeFromSleep("the wall clock jumped (resume from sleep, or the clock was set)")
+            }
             followSchedule()
         case .hotplug:
             if hotplug?.takeChanges() == true { screenChanged(now: now) }
@@ -519,23 +541,50 @@ public final class PlayerRuntime {
 
     /// Puts the screen in the state the schedule asks for now, and arms the timer for the next change.
     private func followSchedule() {
+        let now = WallClockTimer.now()
         guard let schedule = configuration.settings.screenSchedule else {
-            scheduleTimer.arm(atEpochSeconds: 0)
+            // Armed anyway: the kernel cancels a TFD_TIMER_CANCEL_ON_SET timer when it resumes from S3
+            // (timerfd_resume), so the loop wakes the moment the system does and can tell the show it slept.
+            scheduleTimer.arm(atEpochSeconds: now.epoch + 86400)
             return
         }
-        let now = WallClockTimer.now()
         send(.command(.screen(on: schedule.isOn(atMinute: now.minuteOfDay)), now: MonotonicClock.seconds()))
         let minutes = schedule.minutesUntilChange(fromMinute: now.minuteOfDay)
         scheduleTimer.arm(atEpochSeconds: now.epoch - now.secondOfMinute + minutes * 60)
     }
 
-    /// A jump of CLOCK_BOOTTIME over CLOCK_MONOTONIC means the system slept.
+    /// The system slept when CLOCK_BOOTTIME jumped over CLOCK_MONOTONIC (S3) or the suspend counter grew
+    /// (s2idle too). Some drivers come back dark: the mode is set again before the show goes on.
     private func noticeSleep() {
         let offset = SleepClock.offset()
-        defer { sleepOffset = offset }
-        guard offset - sleepOffset > 1 else { return }
-        log("the system slept for \(Int(offset - sleepOffset)) s")
+        let count = SleepClock.suspendCount()
+        defer {
+            sleepOffset = offset
+            suspendCount = count
+        }
+        let jumped = offset - sleepOffset > 1
+        guard jumped || count > suspendCount else { return }
+        guard jumped || MonotonicClock.seconds() - lastWake > Self.wakeSettling else { return }
+        wokeFromSleep(jumped ? "the system slept for \(Int(offset - sleepOffset)) s" : "the system slept (s2idle)")
+    }
+
+    /// Tells the show the system slept; false when this is only another sign of a wake already handled.
+    @discardableResult
+    private func wokeFromSleep(_ reason: String) -> Bool {
+        let now = MonotonicClock.seconds()
+        // A second sign of the same wake (see `wakeSettling`) changes nothing: the slide already has its interval.
+        guard now - lastWake > Self.wakeSettling else { return false }
+        lastWake = now
+        log(reason)
+        sleepOffset = SleepClock.offset()
+        suspendCount = SleepClock.suspendCount()
+        if let drm = display as? DRMDisplay {
+            drm.restoreScanout()
+        } else if display is FbdevDisplay {
+            send(.redraw(now: MonotonicClock.seconds()))
+        }
         send(.woke(now: MonotonicClock.seconds()))
+        return true
     }
 
     private func reload(now: Double) {
