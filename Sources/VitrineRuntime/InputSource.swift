@@ -43,6 +43,12 @@ public final class InputSource {
         udev_unref(udev)
     }
 
+    /// Lets the devices go (the VT was switched away: the keyboard belongs to that console now).
+    public func suspend() { libinput_suspend(context) }
+
+    /// Takes the devices back (the VT is ours again).
+    public func resume() { _ = libinput_resume(context) }
+
     /// A line naming the group to join when input devices exist but could not be opened, else nil.
     public func permissionProblem() -> String? {
         let error = vitrine_libinput_take_open_error()

@@ -431,9 +431,11 @@ public final class PlayerRuntime {
             log("VT switched away: holding the show")
             send(.hold(.vtAway, now: now))
             (display as? DRMDisplay)?.releaseMaster()
+            input?.suspend()
             terminal?.allowRelease()
         case VirtualTerminal.acquireSignal:
             terminal?.acknowledgeAcquire()
+            input?.resume()
             if let drm = display as? DRMDisplay {
                 do {
                     try drm.reacquireMaster()
