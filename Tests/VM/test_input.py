@@ -81,6 +81,10 @@ def run(vitrine):
         touch = f"modprobe uinput; /usr/bin/python3 {HERE}/uinput_touch.py"
         vm.run(f"{touch} swipe 0.8,0.5 0.2,0.5")
         record(shows(0), "touchscreen swipe left: next photo")
+        vm.run(f"{touch} swipe 0.2,0.5 0.8,0.5")
+        record(shows(2), "touchscreen swipe right: previous photo")
+        vm.run(f"{touch} swipe 0.8,0.5 0.2,0.5")
+        record(shows(0), "touchscreen swipe left again: next photo")
         vm.run(f"{touch} swipe 0.5,0.8 0.5,0.2")
         record(shows(3), "touchscreen swipe up: next category")
         vm.run(f"{touch} swipe 0.5,0.2 0.5,0.8")
