@@ -7,7 +7,7 @@ FRAMES ?= build/frames
 BASELINE_PHOTOS := $(PHOTOS)/large_nexus6p_12mp_420_thumb.jpg $(PHOTOS)/large_kleiber_20mp_422.jpg
 
 # Debian packages: build and test, then the extra tools the benchmarks compare against.
-BUILD_PACKAGES := pkg-config libjpeg62-turbo-dev libturbojpeg0-dev zlib1g-dev libdrm-dev libudev-dev libinput-dev
+BUILD_PACKAGES := pkg-config libjpeg62-turbo-dev libturbojpeg0-dev zlib1g-dev libdrm-dev libudev-dev libinput-dev libfreetype-dev fonts-dejavu-core
 CHECK_PACKAGES := python3-pil
 BENCH_PACKAGES := libjpeg-turbo-progs libvips-tools python3-pil time
 

@@ -39,11 +39,16 @@ let package = Package(
             pkgConfig: "libinput",
             providers: [.apt(["libinput-dev"])]
         ),
+        .systemLibrary(
+            name: "CFreeType",
+            pkgConfig: "freetype2",
+            providers: [.apt(["libfreetype-dev"])]
+        ),
         .systemLibrary(name: "CLinux"),
         .target(name: "VitrineCore", swiftSettings: strict),
         .target(
             name: "VitrineImage",
-            dependencies: ["VitrineCore", "CJPEG", "CZlib"],
+            dependencies: ["VitrineCore", "CJPEG", "CZlib", "CFreeType"],
             swiftSettings: strict
         ),
         .target(

@@ -43,6 +43,7 @@ public final class DRMDisplay: ScanoutDisplay {
     private var closed = false
 
     public var eventDescriptors: [Int32] { [device.descriptor, watchdog.descriptor] }
+    public var isBusy: Bool { flipping != nil || waiting != nil }
 
     public init(
         device: DRMDevice, connector: DRMConnector, mode: DRMMode, budget: MemoryBudget, log: @escaping (String) -> Void
@@ -152,6 +153,10 @@ public final class DRMDisplay: ScanoutDisplay {
                     .update(repeating: color.xrgb, count: size.width)
             }
             flipping = .background
+        case .overlay(let paint):
+            back.pixels.copyMemory(from: buffers[front].pixels, byteCount: back.pitch * size.height)
+            paint(back.pixels.bindMemory(to: UInt32.self, capacity: back.pitch / 4 * size.height), size, back.pitch / 4)
+            flipping = .overlay
         }
         if !modesetPerFrame {
             let flipped = drmModePageFlip(

@@ -17,6 +17,7 @@ public final class FbdevDisplay: ScanoutDisplay {
     public var snapshots: SnapshotWriter? { nil }
     public var eventDescriptors: [Int32] { [completion.descriptor] }
     public private(set) var isPoweredOn = true
+    public var isBusy: Bool { flipping != nil || waiting != nil }
     /// Panning between two halves, or one buffer.
     public let doubleBuffered: Bool
     private let descriptor: Int32
@@ -116,6 +117,16 @@ public final class FbdevDisplay: ScanoutDisplay {
                 for row in 0..<size.height { write(row: start, to: base + row * lineLength) }
             }
             flipping = .background
+        case .overlay(let paint):
+            // RGB565 cannot take XRGB paint; the overlay is simply not shown there.
+            if bytesPerPixel == 4 {
+                if doubleBuffered {
+                    base.copyMemory(
+                        from: pixels + front * lineLength * size.height, byteCount: lineLength * size.height)
+                }
+                paint(base.bindMemory(to: UInt32.self, capacity: lineLength / 4 * size.height), size, lineLength / 4)
+            }
+            flipping = .overlay
         }
         if doubleBuffered {
             variable.yoffset = UInt32(target * size.height)

@@ -24,6 +24,7 @@ public final class HeadlessDisplay: ScanoutDisplay {
 
     public var eventDescriptors: [Int32] { [vblank.descriptor] }
     public var isFlipPending: Bool { flipping != nil }
+    public var isBusy: Bool { flipping != nil || waiting != nil }
     public var frontBuffer: Frame { buffers[front] }
 
     public init(size: Size, budget: MemoryBudget, snapshots: SnapshotWriter?) throws(MemoryBudget.Exceeded) {
@@ -57,6 +58,10 @@ public final class HeadlessDisplay: ScanoutDisplay {
         case .background(let color):
             back.fill(color)
             flipping = .background
+        case .overlay(let paint):
+            back.pixels.update(from: buffers[front].pixels, count: size.pixelCount)
+            paint(back.pixels, size, size.width)
+            flipping = .overlay
         }
         let now = MonotonicClock.seconds()
         let period = 1 / Self.refreshRate
@@ -78,10 +83,10 @@ public final class HeadlessDisplay: ScanoutDisplay {
         front = 1 - front
         flipping = nil
         if let snapshots {
-            if case .frame(let record) = content {
-                snapshots.write(buffers[front], record: record, now: now)
-            } else {
-                snapshots.write(buffers[front], record: nil, now: now)
+            switch content {
+            case .frame(let record): snapshots.write(buffers[front], record: record, now: now)
+            case .background: snapshots.write(buffers[front], record: nil, now: now)
+            case .overlay: break
             }
         }
         if let waiting {

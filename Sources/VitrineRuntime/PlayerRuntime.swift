@@ -13,7 +13,7 @@ import VitrineImage
 /// actions; decoding happens on the worker thread.
 public final class PlayerRuntime {
     enum Token: UInt64 {
-        case timer = 1, signals, decodes, library, vblank, control, schedule, hotplug, input, inputHold
+        case timer = 1, signals, decodes, library, vblank, control, schedule, hotplug, input, inputHold, banner
     }
 
     /// Client tokens start here, plus the client's descriptor.
@@ -46,6 +46,13 @@ public final class PlayerRuntime {
     /// The pointer's position, normalised, for mice that report only relative motion.
     private var pointer = (x: 0.5, y: 0.5)
     private var pointerDown = false
+    /// Text over the picture: the category banner for a few seconds, else the pause sign while paused by the user.
+    private let text: TextRenderer?
+    private let bannerTimer: MonotonicTimer
+    private var banner: String?
+    private var overlayShown: (text: String, saved: BannerPainter.Saved)?
+    /// Seconds a banner stays.
+    static let bannerSeconds = 3.0
     /// The screen was unplugged; the show holds (screen-off reason) until it is back.
     private var unplugged = false
     private var profileNow: DeviceProfile
@@ -98,6 +105,12 @@ public final class PlayerRuntime {
                 interval: settings.interval, order: settings.order, startCategory: settings.startCategory,
                 keepPrevious: keepPrevious, seed: UInt64(truncatingIfNeeded: Int(MonotonicClock.seconds() * 1e6)),
                 pauseOnInput: settings.pauseOnInput))
+        do {
+            text = try TextRenderer(pixelHeight: max(12, profile.compose.height / 16))
+        } catch {
+            log("no on-screen text (\(error)); banners go to the log only")
+            text = nil
+        }
         gestures = GestureRecognizer(
             rotation: profile.rotation, physicalSize: opened.connector?.physicalSizeMillimetres,
             pixelSize: profile.scanout)
@@ -127,6 +140,7 @@ public final class PlayerRuntime {
             control = try ControlServer(path: configuration.controlPath ?? ControlServer.defaultPath())
             scheduleTimer = try WallClockTimer()
             inputHoldTimer = try MonotonicTimer()
+            bannerTimer = try MonotonicTimer()
         } catch let error as RuntimeError {
             throw PlayError("\(error)")
         } catch let error as PlayError {
@@ -334,6 +348,7 @@ public final class PlayerRuntime {
             if let hotplug { try loop.add(hotplug.descriptor, token: Token.hotplug.rawValue) }
             if let input { try loop.add(input.descriptor, token: Token.input.rawValue) }
             try loop.add(inputHoldTimer.descriptor, token: Token.inputHold.rawValue)
+            try loop.add(bannerTimer.descriptor, token: Token.banner.rawValue)
         } catch {
             log("\(error)")
             return 1
@@ -354,6 +369,7 @@ public final class PlayerRuntime {
                 handle(event)
                 if exitStatus != nil { break }
             }
+            refreshOverlay()
         }
         shutdown()
         return exitStatus ?? 0
@@ -404,6 +420,8 @@ public final class PlayerRuntime {
             for event in input?.read() ?? [] { handleInput(event, now: now) }
         case .inputHold:
             if inputHoldTimer.acknowledge() { send(.inputHoldEnded(now: now)) }
+        case .banner:
+            if bannerTimer.acknowledge() { banner = nil }
         case .control:
             guard let control else { return }
             for client in control.accept() {
@@ -653,8 +671,10 @@ public final class PlayerRuntime {
             timer.disarm()
         case .inputHold(let until):
             if let until { inputHoldTimer.arm(at: until) } else { inputHoldTimer.disarm() }
-        case .announce(let text):
-            log("showing: \(text)")
+        case .announce(let line):
+            log("showing: \(line)")
+            banner = line
+            bannerTimer.arm(at: MonotonicClock.seconds() + Self.bannerSeconds)
         case .quit:
             exitStatus = 0
         case .screenPower(let on):
@@ -704,9 +724,37 @@ public final class PlayerRuntime {
         }
     }
 
+    /// Puts the text that should be over the picture there: the banner, else "Paused" while the user paused;
+    /// takes it away when nothing should be. Waits while a flip is in flight; a new picture comes without text.
+    private func refreshOverlay() {
+        guard let text, !display.isBusy else { return }
+        let wanted = banner ?? (player.timer.reasons.contains(.user) ? "Paused" : nil)
+        guard wanted != overlayShown?.text else { return }
+        let previous = overlayShown?.saved
+        let strip = wanted.map { text.render($0) }
+        let canvas = profileNow.compose
+        let rotation = profileNow.rotation
+        var painted: BannerPainter.Saved?
+        display.show(
+            .overlay { pixels, _, stride in
+                previous?.restore(into: pixels, stride: stride)
+                if let strip {
+                    painted = BannerPainter.paint(
+                        strip, canvas: canvas, rotation: rotation, into: pixels, stride: stride)
+                }
+            })
+        if let wanted, let painted {
+            overlayShown = (wanted, painted)
+        } else {
+            overlayShown = nil
+        }
+    }
+
     private func vblank() {
         let (shown, now) = display.handleEvents()
         guard case .frame(let record) = shown else { return }
+        // The new picture carries no text; the banner or pause sign is painted again over it.
+        overlayShown = nil
         presentedCount += 1
         if configuration.stats { logStats(record, now: now) }
         advanceDeadline = nil

@@ -45,8 +45,22 @@ def run(vitrine):
         vm.spawn("player", f"exec {vitrine} play --config /share/vitrine.json")
         status = f"{vitrine} ctl --control /tmp/vitrine.sock status"
 
+        def upper(image):
+            # The picture above where a banner or the pause sign may be drawn.
+            return image.crop((0, 0, 800, 330))
+
+        def lower(image):
+            # Where the banner and the pause sign go: bottom centre.
+            return image.crop((360, 395, 440, 445))
+
+        def marked(image, index):
+            """Most of the bottom-centre patch changed against the rendered photo: text is drawn there."""
+            a, b = lower(image).convert("L"), lower(refs[index]).convert("L")
+            changed = sum(1 for x, y in zip(a.getdata(), b.getdata()) if abs(x - y) > 40)
+            return changed > 0.5 * a.width * a.height
+
         def shows(index, timeout=8):
-            dump, ok = display.wait_for(vm, lambda d: display.psnr(d, refs[index]) >= 40, timeout)
+            dump, ok = display.wait_for(vm, lambda d: display.psnr(upper(d), upper(refs[index])) >= 40, timeout)
             return ok
 
         record(shows(0, 60), "the first photo is on screen")
@@ -56,6 +70,16 @@ def run(vitrine):
             record(shows(index), f"{what} (screendump matches {names[index]})")
         rc, out = vm.run(status)
         record('"inputHold"' in out, f"after a key the timer is held for pauseOnInput ({out.strip()[:90]})")
+        # The category banner: text over the bottom of the picture for a few seconds, then the clean picture.
+        vm.key("down")
+        dump, ok = display.wait_for(vm, lambda d: display.psnr(upper(d), upper(refs[3])) >= 40 and marked(d, 3), 5)
+        if not ok:
+            dump.save("/tmp/vitrine-banner-failure.png")
+        record(ok, "a category switch shows a banner over the bottom of the new category's photo")
+        dump, ok = display.wait_for(vm, lambda d: display.psnr(d, refs[3]) >= 40, 8)
+        record(ok, "the banner goes after a few seconds, leaving the photo as rendered")
+        vm.key("up")
+        record(shows(0), "Up: back to the first category")
         pressed = time.monotonic()
         vm.key("pgdn")
         record(shows(1), "PageDown: next photo")
@@ -72,10 +96,15 @@ def run(vitrine):
         time.sleep(0.5)
         rc, out = vm.run(status)
         record('"user"' in out, f"tablet tap: paused by the user ({out.strip()[:90]})")
+        dump = vm.screendump()
+        record(display.psnr(upper(dump), upper(refs[2])) >= 40 and marked(dump, 2),
+               "while paused a pause sign is over the bottom of the photo")
         vm.key("spc")
         time.sleep(0.5)
         rc, out = vm.run(status)
         record('"user"' not in out, f"Space: resumed ({out.strip()[:90]})")
+        dump, ok = display.wait_for(vm, lambda d: display.psnr(lower(d), lower(refs[2])) >= 40, 5)
+        record(ok, "resumed, the pause sign is gone")
 
         # A multitouch touchscreen made inside the guest through /dev/uinput, plugged in while the show runs.
         touch = f"modprobe uinput; /usr/bin/python3 {HERE}/uinput_touch.py"
