@@ -22,12 +22,14 @@ public struct Settings: Sendable, Equatable {
     public var keys = KeyMap.defaults
     /// A daily time the screen goes off and one it comes back on, local time.
     public var screenSchedule: ScreenSchedule?
+    /// The TrueType font for on-screen text; nil means DejaVu Sans from fonts-dejavu-core.
+    public var fontPath: String?
 
     public init() {}
 
     public static let keyNames = [
         "library", "deviceTable", "interval", "order", "fit", "background", "startCategory", "pauseOnInput",
-        "memoryBudgetMiB", "maxMegapixels", "display", "controlSocket", "keys", "screenSchedule",
+        "memoryBudgetMiB", "maxMegapixels", "display", "controlSocket", "keys", "screenSchedule", "fontPath",
     ]
 
     /// Loads a config file and resolves its relative paths against the file's folder.
@@ -43,6 +45,7 @@ public struct Settings: Sendable, Equatable {
         settings.library = FileBytes.resolve(settings.library, relativeTo: base)
         settings.deviceTable = FileBytes.resolve(settings.deviceTable, relativeTo: base)
         settings.controlSocket = settings.controlSocket.map { FileBytes.resolve($0, relativeTo: base) }
+        settings.fontPath = settings.fontPath.map { FileBytes.resolve($0, relativeTo: base) }
         return settings
     }
 
@@ -81,6 +84,7 @@ public struct Settings: Sendable, Equatable {
             settings.display = try parseDisplay(display)
         }
         settings.controlSocket = try object.string("controlSocket")
+        settings.fontPath = try object.string("fontPath")
         if let keys = try object.object("keys") {
             settings.keys = try KeyMap.parse(keys)
         }

@@ -106,7 +106,8 @@ public final class PlayerRuntime {
                 keepPrevious: keepPrevious, seed: UInt64(truncatingIfNeeded: Int(MonotonicClock.seconds() * 1e6)),
                 pauseOnInput: settings.pauseOnInput))
         do {
-            text = try TextRenderer(pixelHeight: max(12, profile.compose.height / 16))
+            text = try TextRenderer(
+                fontPath: settings.fontPath ?? TextRenderer.defaultFont, pixelHeight: max(12, profile.compose.height / 16))
         } catch {
             log("no on-screen text (\(error)); banners go to the log only")
             text = nil

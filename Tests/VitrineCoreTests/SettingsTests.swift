@@ -25,7 +25,7 @@ import VitrineTestSupport
             {"library": "/srv/photos", "interval": 7.5, "order": "shuffle", "fit": "cover", "background": "#102030",
              "startCategory": "Family", "pauseOnInput": 12, "memoryBudgetMiB": 96, "maxMegapixels": 50,
              "display": {"backend": "drm", "device": "/dev/dri/card1", "connector": "HDMI-A-1", "mode": "1280x720@60"},
-             "controlSocket": "/run/v.sock", "keys": {"quit": ["Q"], "next": "N"}}
+             "controlSocket": "/run/v.sock", "keys": {"quit": ["Q"], "next": "N"}, "fontPath": "/fonts/a.ttf"}
             """, file: "v.json")
         #expect(settings.library == "/srv/photos")
         #expect(settings.interval == 7.5)
@@ -39,6 +39,7 @@ import VitrineTestSupport
         #expect(settings.keys.action(forKey: "Q") == .quit)
         #expect(settings.keys.action(forKey: "N") == .next)
         #expect(settings.keys.action(forKey: "Right") == nil)
+        #expect(settings.fontPath == "/fonts/a.ttf")
     }
 
     @Test(arguments: [
