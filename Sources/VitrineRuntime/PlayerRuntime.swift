@@ -107,7 +107,8 @@ public final class PlayerRuntime {
                 pauseOnInput: settings.pauseOnInput))
         do {
             text = try TextRenderer(
-                fontPath: settings.fontPath ?? TextRenderer.defaultFont, pixelHeight: max(12, profile.compose.height / 16))
+                fontPath: settings.fontPath ?? TextRenderer.defaultFont,
+                pixelHeight: max(12, profile.compose.height / 16))
         } catch {
             log("no on-screen text (\(error)); banners go to the log only")
             text = nil
