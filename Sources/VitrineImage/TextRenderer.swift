@@ -1,6 +1,12 @@
 import CFreeType
 import VitrineCore
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// Short lines of text (the category banner, the pause sign) rendered with FreeType into a coverage strip the
 /// size of the text, not a frame.
 public final class TextRenderer {
@@ -17,16 +23,17 @@ public final class TextRenderer {
     private var face: FT_Face?
     public let pixelHeight: Int
 
-    /// Nil with the reason when FreeType or the font cannot be loaded; the show goes on without text.
+    /// Throws, naming the font, when FreeType or the font cannot be loaded; the show then goes on without text.
     public init(fontPath: String = TextRenderer.defaultFont, pixelHeight: Int) throws(FileError) {
         self.pixelHeight = pixelHeight
         guard FT_Init_FreeType(&library) == 0, let library else {
-            throw FileError(path: fontPath, operation: "start FreeType", errno: 12)
+            throw FileError(path: fontPath, operation: "start FreeType", errno: ENOMEM)
         }
         guard FT_New_Face(library, fontPath, 0, &face) == 0, let face else {
             FT_Done_FreeType(library)
             self.library = nil
-            throw FileError(path: fontPath, operation: "load the font", errno: 2)
+            // FreeType reports its own codes; a font that cannot be loaded is, for the user, one that is not there.
+            throw FileError(path: fontPath, operation: "load the font", errno: ENOENT)
         }
         FT_Set_Pixel_Sizes(face, 0, FT_UInt(pixelHeight))
     }
