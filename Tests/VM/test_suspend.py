@@ -101,7 +101,7 @@ def main():
     if not ok:
         print(f"VM suspend tests skipped: {reason}")
         return 0
-    # s2idle first, in its own boot: after an S3 cycle s2idle cannot be woken here (../shared notes).
+    # s2idle first, in its own boot: after an S3 cycle QEMU cannot wake a guest from s2idle here.
     for state, label in (("freeze", "s2idle"), ("mem", "S3")):
         try:
             with vmlib.VM(device="bochs", width=800, height=480) as vm:
