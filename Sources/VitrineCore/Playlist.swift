@@ -24,7 +24,6 @@ public struct Playlist: Sendable {
 
     public var isEmpty: Bool { round.isEmpty }
     public var count: Int { round.count }
-    public var playableCount: Int { round.filter { !broken.contains($0.id) }.count }
 
     public func slide(_ id: SlideID) -> Slide? {
         round.first { $0.id == id } ?? upcoming?.first { $0.id == id }

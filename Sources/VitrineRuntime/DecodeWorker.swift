@@ -93,9 +93,6 @@ public final class DecodeWorker: @unchecked Sendable {
         }
     }
 
-    /// Slides queued or being decoded, for status lines and tests.
-    public var pending: Int { monitor.locked { queue.count + (current == nil ? 0 : 1) } }
-
     private func run() {
         while true {
             let next: (DecodeRequest, RenderOptions)? = monitor.locked {

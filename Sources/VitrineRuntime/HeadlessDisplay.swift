@@ -23,9 +23,7 @@ public final class HeadlessDisplay: ScanoutDisplay {
     public let snapshots: SnapshotWriter?
 
     public var eventDescriptors: [Int32] { [vblank.descriptor] }
-    public var isFlipPending: Bool { flipping != nil }
     public var isBusy: Bool { flipping != nil || waiting != nil }
-    public var frontBuffer: Frame { buffers[front] }
 
     public init(size: Size, budget: MemoryBudget, snapshots: SnapshotWriter?) throws(MemoryBudget.Exceeded) {
         self.size = size
