@@ -138,26 +138,8 @@ public final class DRMDisplay: ScanoutDisplay {
             return
         }
         let back = buffers[1 - front]
-        switch content {
-        case .frame(let frame, let record):
-            precondition(frame.size == size, "frame \(frame.size) for a \(size) display")
-            let rowBytes = size.width * 4
-            for row in 0..<size.height {
-                (back.pixels + row * back.pitch).copyMemory(
-                    from: UnsafeRawPointer(frame.pixels + row * size.width), byteCount: rowBytes)
-            }
-            flipping = .frame(record)
-        case .background(let color):
-            for row in 0..<size.height {
-                (back.pixels + row * back.pitch).bindMemory(to: UInt32.self, capacity: size.width)
-                    .update(repeating: color.xrgb, count: size.width)
-            }
-            flipping = .background
-        case .overlay(let paint):
-            back.pixels.copyMemory(from: buffers[front].pixels, byteCount: back.pitch * size.height)
-            paint(back.pixels.bindMemory(to: UInt32.self, capacity: back.pitch / 4 * size.height), size, back.pitch / 4)
-            flipping = .overlay
-        }
+        flipping = content.paint(
+            into: back.pixels, pitch: back.pitch, size: size, front: UnsafeRawPointer(buffers[front].pixels))
         if !modesetPerFrame {
             let flipped = drmModePageFlip(
                 device.descriptor, crtc, back.framebuffer, VITRINE_DRM_MODE_PAGE_FLIP_EVENT,

@@ -105,28 +105,11 @@ public final class FbdevDisplay: ScanoutDisplay {
         }
         let target = doubleBuffered ? 1 - front : front
         let base = pixels + target * lineLength * size.height
-        switch content {
-        case .frame(let frame, let record):
-            precondition(frame.size == size, "frame \(frame.size) for a \(size) display")
-            for row in 0..<size.height { write(row: frame.pixels + row * size.width, to: base + row * lineLength) }
-            flipping = .frame(record)
-        case .background(let color):
-            let line = [UInt32](repeating: color.xrgb, count: size.width)
-            line.withUnsafeBufferPointer { buffer in
-                guard let start = buffer.baseAddress else { return }
-                for row in 0..<size.height { write(row: start, to: base + row * lineLength) }
-            }
-            flipping = .background
-        case .overlay(let paint):
-            // RGB565 cannot take XRGB paint; the overlay is simply not shown there.
-            if bytesPerPixel == 4 {
-                if doubleBuffered {
-                    base.copyMemory(
-                        from: pixels + front * lineLength * size.height, byteCount: lineLength * size.height)
-                }
-                paint(base.bindMemory(to: UInt32.self, capacity: lineLength / 4 * size.height), size, lineLength / 4)
-            }
-            flipping = .overlay
+        if bytesPerPixel == 4 {
+            let onScreen = pixels + front * lineLength * size.height
+            flipping = content.paint(into: base, pitch: lineLength, size: size, front: UnsafeRawPointer(onScreen))
+        } else {
+            flipping = paintRGB565(content, into: base)
         }
         if doubleBuffered {
             variable.yoffset = UInt32(target * size.height)
@@ -136,11 +119,26 @@ public final class FbdevDisplay: ScanoutDisplay {
         completion.arm(at: MonotonicClock.seconds())
     }
 
-    private func write(row source: UnsafePointer<UInt32>, to destination: UnsafeMutableRawPointer) {
-        if bytesPerPixel == 4 {
-            destination.copyMemory(from: source, byteCount: size.width * 4)
-            return
+    /// RGB565 panels take frames and backgrounds converted; overlays (XRGB paint) are not shown there.
+    private func paintRGB565(_ content: DisplayContent, into base: UnsafeMutableRawPointer) -> ShownContent {
+        switch content {
+        case .frame(let frame, let record):
+            precondition(frame.size == size, "frame \(frame.size) for a \(size) display")
+            for row in 0..<size.height { write(row: frame.pixels + row * size.width, to: base + row * lineLength) }
+            return .frame(record)
+        case .background(let color):
+            let line = [UInt32](repeating: color.xrgb, count: size.width)
+            line.withUnsafeBufferPointer { buffer in
+                guard let start = buffer.baseAddress else { return }
+                for row in 0..<size.height { write(row: start, to: base + row * lineLength) }
+            }
+            return .background
+        case .overlay:
+            return .overlay
         }
+    }
+
+    private func write(row source: UnsafePointer<UInt32>, to destination: UnsafeMutableRawPointer) {
         let out = destination.bindMemory(to: UInt16.self, capacity: size.width)
         for x in 0..<size.width {
             let pixel = source[x]

@@ -47,20 +47,9 @@ public final class HeadlessDisplay: ScanoutDisplay {
             waiting = content
             return
         }
-        let back = buffers[1 - front]
-        switch content {
-        case .frame(let frame, let record):
-            precondition(frame.size == size, "frame \(frame.size) for a \(size) display")
-            back.pixels.update(from: frame.pixels, count: size.pixelCount)
-            flipping = .frame(record)
-        case .background(let color):
-            back.fill(color)
-            flipping = .background
-        case .overlay(let paint):
-            back.pixels.update(from: buffers[front].pixels, count: size.pixelCount)
-            paint(back.pixels, size, size.width)
-            flipping = .overlay
-        }
+        flipping = content.paint(
+            into: UnsafeMutableRawPointer(buffers[1 - front].pixels), pitch: size.width * 4, size: size,
+            front: UnsafeRawPointer(buffers[front].pixels))
         let now = MonotonicClock.seconds()
         let period = 1 / Self.refreshRate
         vblank.arm(at: started + ((now - started) / period + 1).rounded(.down) * period)

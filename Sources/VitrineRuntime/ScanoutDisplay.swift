@@ -38,3 +38,33 @@ public protocol ScanoutDisplay: AnyObject {
     /// Waits for a flip in flight and gives the screen back as it was found.
     func close()
 }
+
+extension DisplayContent {
+    /// Paints the content into a 32-bit XRGB back buffer of `size` with `pitch` bytes per row; `front` is the
+    /// buffer on screen, which overlays start from. Returns what the flip to that buffer will show.
+    func paint(into back: UnsafeMutableRawPointer, pitch: Int, size: Size, front: UnsafeRawPointer) -> ShownContent {
+        let rowBytes = size.width * 4
+        switch self {
+        case .frame(let frame, let record):
+            precondition(frame.size == size, "frame \(frame.size) for a \(size) display")
+            for row in 0..<size.height {
+                (back + row * pitch).copyMemory(
+                    from: UnsafeRawPointer(frame.pixels + row * size.width), byteCount: rowBytes)
+            }
+            return .frame(record)
+        case .background(let color):
+            for row in 0..<size.height {
+                (back + row * pitch).bindMemory(to: UInt32.self, capacity: size.width)
+                    .update(repeating: color.xrgb, count: size.width)
+            }
+            return .background
+        case .overlay(let draw):
+            // With one buffer (fbdev without panning) back and front are the same memory: nothing to copy.
+            if back != UnsafeMutableRawPointer(mutating: front) {
+                back.copyMemory(from: front, byteCount: pitch * size.height)
+            }
+            draw(back.bindMemory(to: UInt32.self, capacity: pitch / 4 * size.height), size, pitch / 4)
+            return .overlay
+        }
+    }
+}
