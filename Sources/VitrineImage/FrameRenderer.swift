@@ -13,14 +13,17 @@ public final class FrameRenderer {
         try PhotoFile(path: path).header()
     }
 
-    /// The plan for a photo, after the checks that need no decoding (format, pixel cap).
-    public func plan(for path: String, options: RenderOptions) throws(ImageError) -> DecodePlan {
-        let file = try PhotoFile(path: path)
-        return try plan(file: file, options: options)
-    }
-
-    private func plan(file: borrowing PhotoFile, options: RenderOptions) throws(ImageError) -> DecodePlan {
-        let header = try file.header()
+    /// The plan for a photo, after the checks that need no decoding (format, pixel cap). `known` is its header
+    /// when the caller has just read it (to pick a rendition), so it is not read twice.
+    private func plan(file: borrowing PhotoFile, options: RenderOptions, known: JPEGHeader?) throws(ImageError)
+        -> DecodePlan
+    {
+        let header: JPEGHeader
+        if let known {
+            header = known
+        } else {
+            header = try file.header()
+        }
         guard Double(header.size.pixelCount) <= options.maxMegapixels * 1_000_000 else {
             throw ImageError(
                 file: file.path, reason: .tooManyPixels(header.size, limitMegapixels: options.maxMegapixels))
@@ -29,10 +32,12 @@ public final class FrameRenderer {
     }
 
     /// Renders a photo into a new frame of the scanout size. Nothing is allocated before the pixel cap and the
-    /// budget have accepted the photo.
-    public func render(_ path: String, options: RenderOptions) throws(ImageError) -> (frame: Frame, plan: DecodePlan) {
+    /// budget have accepted the photo. `header` skips reading the header again when the caller already has it.
+    public func render(_ path: String, options: RenderOptions, header: JPEGHeader? = nil) throws(ImageError)
+        -> (frame: Frame, plan: DecodePlan)
+    {
         let file = try PhotoFile(path: path)
-        let plan = try plan(file: file, options: options)
+        let plan = try plan(file: file, options: options, known: header)
         let scanout = options.rotation.scanoutSize(forCompose: options.canvas)
         let budget = self.budget
         let decodePurpose =

@@ -106,11 +106,17 @@ public final class DecodeWorker: @unchecked Sendable {
             guard let (request, options) = next else { return }
             let started = MonotonicClock.seconds()
             let picker = RenditionPicker(canvas: options.canvas, fit: options.fit)
-            let choice = picker.pick(request.slide) { [renderer] path in try? renderer.header(of: path).displayedSize }
+            // The original's header is read to pick a file; when the original is chosen it is not read again.
+            var headers: [String: JPEGHeader] = [:]
+            let choice = picker.pick(request.slide) { [renderer] path in
+                headers[path] = try? renderer.header(of: path)
+                return headers[path]?.displayedSize
+            }
             let result: Result<Frame, ImageError>
             if let choice {
                 do {
-                    result = .success(try renderer.render(choice.path, options: options).frame)
+                    result = .success(
+                        try renderer.render(choice.path, options: options, header: headers[choice.path]).frame)
                 } catch {
                     result = .failure(error)
                 }
