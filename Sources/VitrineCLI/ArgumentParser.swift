@@ -76,6 +76,16 @@ struct ArgumentParser {
         return parsed
     }
 
+    /// Parses; when `--help` was asked for, prints the help to `console` and returns nil (the command then exits 0).
+    func parse(_ words: [String], helpTo console: Console) throws(UsageError) -> Parsed? {
+        let parsed = try parse(words)
+        guard !parsed.has("--help") else {
+            console.out(help)
+            return nil
+        }
+        return parsed
+    }
+
     var help: String {
         var lines = ["usage: vitrine \(command) \(synopsis)", "", summary, "", "options:"]
         let width = (options.map { $0.name.count + ($0.value.map { $0.count + 1 } ?? 0) }.max() ?? 0) + 2

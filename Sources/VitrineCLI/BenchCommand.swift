@@ -25,11 +25,7 @@ struct BenchCommand {
         maximumArguments: nil)
 
     func run(_ words: [String]) throws(UsageError) -> Int32 {
-        let parsed = try Self.parser.parse(words)
-        if parsed.has("--help") {
-            console.out(Self.parser.help)
-            return 0
-        }
+        guard let parsed = try Self.parser.parse(words, helpTo: console) else { return 0 }
         let command = "bench"
         guard !parsed.arguments.isEmpty else { throw UsageError(command: command, message: "missing DIR or PHOTO") }
         guard let panel = try OptionValues.size(parsed, "--panel", command: command) else {

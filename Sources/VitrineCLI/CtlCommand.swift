@@ -28,11 +28,7 @@ struct CtlCommand {
         maximumArguments: nil)
 
     func run(_ words: [String]) throws(UsageError) -> Int32 {
-        let parsed = try Self.parser.parse(words)
-        if parsed.has("--help") {
-            console.out(Self.parser.help)
-            return 0
-        }
+        guard let parsed = try Self.parser.parse(words, helpTo: console) else { return 0 }
         guard !parsed.arguments.isEmpty else { throw UsageError(command: "ctl", message: "missing COMMAND") }
         let line = parsed.arguments.joined(separator: " ")
         guard ControlCommand.parse(line) != nil else {

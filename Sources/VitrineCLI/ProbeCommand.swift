@@ -27,11 +27,7 @@ struct ProbeCommand {
         maximumArguments: 0)
 
     func run(_ words: [String]) throws(UsageError) -> Int32 {
-        let parsed = try Self.parser.parse(words)
-        if parsed.has("--help") {
-            console.out(Self.parser.help)
-            return 0
-        }
+        guard let parsed = try Self.parser.parse(words, helpTo: console) else { return 0 }
         let mode = try OptionValues.size(parsed, "--panel", command: "probe")
         let table: DeviceTable
         do {

@@ -34,11 +34,7 @@ struct RenderCommand {
         maximumArguments: nil)
 
     func run(_ words: [String]) throws(UsageError) -> Int32 {
-        let parsed = try Self.parser.parse(words)
-        if parsed.has("--help") {
-            console.out(Self.parser.help)
-            return 0
-        }
+        guard let parsed = try Self.parser.parse(words, helpTo: console) else { return 0 }
         let command = "render"
         guard !parsed.arguments.isEmpty else { throw UsageError(command: command, message: "missing IMAGE") }
         let context: ConfigContext

@@ -24,7 +24,6 @@ public struct Size: Hashable, Sendable, CustomStringConvertible {
     public var description: String { "\(width)x\(height)" }
     public var pixelCount: Int { width * height }
     public var transposed: Size { Size(width: height, height: width) }
-    public var isPortrait: Bool { height > width }
 
     /// Bytes of an XRGB8888 buffer of this size, or nil when the product overflows.
     public var xrgbByteCount: Int? {

@@ -77,7 +77,7 @@ public struct Resampler {
         mapping: PixelMapping
     ) -> Job {
         Job(
-            sourceSize: sourceSize, outputSize: outputSize, destination: destination, mapping: mapping,
+            outputSize: outputSize, destination: destination, mapping: mapping,
             horizontal: Axis(
                 sourceLength: sourceSize.width, windowStart: window.x, windowLength: window.width,
                 outputLength: outputSize.width, filter: filter),
@@ -86,10 +86,9 @@ public struct Resampler {
                 outputLength: outputSize.height, filter: filter))
     }
 
-    /// One resampling, shared read-only by the bands; each band writes only its own output rows.
+    /// One resampling, run on the resampling thread while its creator decodes.
     public struct Job: @unchecked Sendable {
         // @unchecked: `destination` is the only pointer, and one thread runs the job while its creator waits.
-        let sourceSize: Size
         let outputSize: Size
         let destination: UnsafeMutablePointer<UInt32>
         let mapping: PixelMapping

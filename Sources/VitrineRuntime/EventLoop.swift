@@ -12,13 +12,9 @@ public final class EventLoop {
     public struct Ready: Sendable {
         public var token: UInt64
         public var events: UInt32
-
-        public var isReadable: Bool { events & UInt32(EPOLLIN.rawValue) != 0 }
-        public var isHangUp: Bool { events & (UInt32(EPOLLHUP.rawValue) | UInt32(EPOLLERR.rawValue)) != 0 }
     }
 
     public static let readable = UInt32(EPOLLIN.rawValue)
-    public static let writable = UInt32(EPOLLOUT.rawValue)
 
     private var descriptor: Int32
 
@@ -40,19 +36,15 @@ public final class EventLoop {
         guard vitrine_epoll_add(descriptor, fd, events, token) == 0 else { throw .last("watch descriptor \(fd)") }
     }
 
-    public func modify(_ fd: Int32, token: UInt64, events: UInt32) {
-        _ = vitrine_epoll_modify(descriptor, fd, events, token)
-    }
-
     public func remove(_ fd: Int32) {
         _ = epoll_ctl(descriptor, EPOLL_CTL_DEL, fd, nil)
     }
 
-    /// Blocks until something is ready (or `timeoutMilliseconds`, -1 for none); EINTR counts as nothing ready.
-    public func wait(timeoutMilliseconds: Int32 = -1) -> [Ready] {
+    /// Blocks until something is ready; EINTR counts as nothing ready.
+    public func wait() -> [Ready] {
         var tokens = [UInt64](repeating: 0, count: 64)
         var events = [UInt32](repeating: 0, count: 64)
-        let count = vitrine_epoll_wait(descriptor, &tokens, &events, 64, timeoutMilliseconds)
+        let count = vitrine_epoll_wait(descriptor, &tokens, &events, 64, -1)
         guard count > 0 else { return [] }
         return (0..<Int(count)).map { Ready(token: tokens[$0], events: events[$0]) }
     }
