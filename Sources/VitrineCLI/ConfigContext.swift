@@ -91,6 +91,16 @@ enum OptionValues {
         options.maxMegapixels =
             try number(parsed, "--max-megapixels", in: 0.01...1000, command: command) ?? settings.maxMegapixels
         options.filter = try choice(parsed, "--filter", as: ResamplingFilter.self, command: command) ?? .cubic
+        options.caption = settings.caption
+        options.caption.content =
+            try choice(parsed, "--caption", as: CaptionStyle.Content.self, command: command) ?? settings.caption.content
+        options.caption.position =
+            try choice(parsed, "--caption-position", as: CaptionStyle.Position.self, command: command)
+            ?? settings.caption.position
+        options.caption.size = try number(parsed, "--caption-size", in: 0.01...0.25, command: command) ?? settings.caption.size
+        options.caption.locale =
+            try choice(parsed, "--locale", as: DateStyle.self, command: command) ?? settings.locale
+            ?? DateStyle.processDefault()
         return options
     }
 

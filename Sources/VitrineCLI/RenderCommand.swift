@@ -16,12 +16,15 @@ struct RenderCommand {
         synopsis: "IMAGE --output FILE | PHOTO-OR-LIBRARY... --output-dir DIR [options]",
         summary: """
             Renders each photo as the panel would show it: EXIF orientation applied, scaled to fit, centred on the
-            background (contain) or cropped to fill (cover), optionally turned for a rotated panel. A folder is read
-            as a library (categories, renditions). PPM (.ppm) or PNG (.png) output.
+            background (contain) or on a blurred copy of itself (contain-blur) or cropped to fill (cover), optionally
+            turned for a rotated panel, with its caption. --pair-with shows two portrait photos side by side and
+            --fade-from renders one step of the crossfade from another photo. A folder is read as a library
+            (categories, renditions, portrait pairs with --pair-portraits). PPM (.ppm) or PNG (.png) output.
             """,
         options: [
             .init(name: "--panel", value: "WxH", help: "the panel's scanout size (default: display.headlessSize)"),
-            .init(name: "--fit", value: "contain|cover", help: "placement (default: config fit, else contain)"),
+            .init(
+                name: "--fit", value: "contain|cover|contain-blur", help: "placement (default: config fit, else contain)"),
             .init(name: "--rotate", value: "0|90|180|270", help: "clockwise turn of the picture on the panel"),
             .init(name: "--background", value: "RRGGBB", help: "letterbox colour (default: config, else 000000)"),
             .init(name: "--output", value: "FILE", help: "output file for a single photo (.ppm or .png)"),
@@ -29,6 +32,16 @@ struct RenderCommand {
             .init(name: "--budget", value: "MiB", help: "memory budget for decoding (default: unlimited)"),
             .init(name: "--max-megapixels", value: "N", help: "refuse larger photos (default: config, else 100)"),
             .init(name: "--filter", value: "triangle|cubic|lanczos3", help: "resampling filter (default: cubic)"),
+            .init(name: "--caption", value: "none|date|name|date+name", help: "caption text (default: config caption)"),
+            .init(
+                name: "--caption-position", value: "top-left|...|bottom-right",
+                help: "caption corner: top-left, top-center, top-right, bottom-left, bottom-center, bottom-right"),
+            .init(name: "--caption-size", value: "F", help: "caption height as a fraction of the short side (0.045)"),
+            .init(name: "--locale", value: "LANG", help: "date style: iso, en, en-US, de, fr, es, it, nl, pt, ..."),
+            .init(name: "--pair-with", value: "PHOTO", help: "show IMAGE and PHOTO side by side, a portrait pair"),
+            .init(name: "--pair-portraits", help: "in a library, pair portrait photos in a row, as the player does"),
+            .init(name: "--fade-from", value: "PHOTO", help: "render a crossfade step from PHOTO to IMAGE"),
+            .init(name: "--fade-at", value: "F", help: "the step: IMAGE's share, 0 to 1 (default 0.5)"),
             .init(name: "--config", value: "FILE", help: "config file (default: see README)"),
         ],
         maximumArguments: nil)
@@ -49,7 +62,11 @@ struct RenderCommand {
         let options = try OptionValues.renderOptions(parsed, panel: panel, settings: settings, command: command)
         let budgetMiB = try OptionValues.number(parsed, "--budget", in: 1...1_048_576, command: command)
         let budget = MemoryBudget(limit: budgetMiB.map { Int($0 * 1_048_576) } ?? Int.max / 2)
-        let renderer = FrameRenderer(budget: budget)
+        let renderer = SlideRenderer(budget: budget, fontPath: settings.fontPath ?? TextRenderer.defaultFont)
+        let fadeAt = try OptionValues.number(parsed, "--fade-at", in: 0...1, command: command)
+        if fadeAt != nil, parsed.value("--fade-from") == nil {
+            throw UsageError(command: command, message: "--fade-at needs --fade-from PHOTO")
+        }
 
         if let output = parsed.value("--output") {
             guard parsed.arguments.count == 1, parsed.value("--output-dir") == nil else {
@@ -58,7 +75,16 @@ struct RenderCommand {
             guard let format = FrameWriter.Format(path: output) else {
                 throw UsageError(command: command, message: "--output \(output): the name must end in .ppm or .png")
             }
-            return render(parsed.arguments[0], to: output, format: format, renderer: renderer, options: options) ? 0 : 1
+            var slide = Self.slide(for: parsed.arguments[0])
+            if let partner = parsed.value("--pair-with") { slide = Slide(pairing: slide, with: Self.slide(for: partner)) }
+            var fade: (from: Slide, weight: Int)?
+            if let from = parsed.value("--fade-from") {
+                fade = (Self.slide(for: from), Int(((fadeAt ?? 0.5) * Double(FrameBlender.fullWeight)).rounded()))
+            }
+            return render(slide, to: output, format: format, renderer: renderer, options: options, fade: fade) ? 0 : 1
+        }
+        guard parsed.value("--pair-with") == nil, parsed.value("--fade-from") == nil else {
+            throw UsageError(command: command, message: "--pair-with and --fade-from take one IMAGE and --output FILE")
         }
         guard let directory = parsed.value("--output-dir") else {
             throw UsageError(command: command, message: "missing --output FILE or --output-dir DIR")
@@ -72,9 +98,9 @@ struct RenderCommand {
         var failures = 0
         var written = 0
         for argument in parsed.arguments {
-            for (source, name) in photos(in: argument, options: options, renderer: renderer) {
-                let output = "\(directory)/\(name).png"
-                if render(source, to: output, format: .png, renderer: renderer, options: options) {
+            for slide in slides(in: argument, pairPortraits: parsed.has("--pair-portraits"), canvas: options.canvas) {
+                let output = "\(directory)/\(slide.id.description.replacingSlashes()).png"
+                if render(slide, to: output, format: .png, renderer: renderer, options: options, fade: nil) {
                     written += 1
                 } else {
                     failures += 1
@@ -86,24 +112,32 @@ struct RenderCommand {
         return failures == 0 && written > 0 ? 0 : 1
     }
 
-    /// The photos an argument stands for: a file is itself; a folder is a library, one picked file per slide.
-    private func photos(in argument: String, options: RenderOptions, renderer: FrameRenderer) -> [(String, String)] {
+    /// A single photo file as a slide named after the file.
+    static func slide(for path: String) -> Slide {
+        let base = path.split(separator: "/").last.map(String.init) ?? path
+        let stem = String(base[..<(base.lastIndex(of: ".") ?? base.endIndex)])
+        return Slide(id: SlideID(category: "", name: stem), original: path, renditions: [])
+    }
+
+    /// The slides an argument stands for: a file is one; a folder is a library, every slide of every category.
+    private func slides(in argument: String, pairPortraits: Bool, canvas: Size) -> [Slide] {
         var status = stat()
-        guard stat(argument, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else {
-            let base = argument.split(separator: "/").last.map(String.init) ?? argument
-            return [(argument, String(base[..<(base.lastIndex(of: ".") ?? base.endIndex)]))]
-        }
+        guard stat(argument, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else { return [Self.slide(for: argument)] }
         let library = Library(root: argument)
-        let picker = RenditionPicker(canvas: options.canvas, fit: options.fit)
-        var found: [(String, String)] = []
+        let headers = FrameRenderer(budget: MemoryBudget(limit: 1 << 20))
+        var found: [Slide] = []
         do {
             for category in try library.categories() {
-                for slide in try library.slides(in: category) {
-                    let choice = picker.pick(slide) { path in try? renderer.header(of: path).displayedSize }
-                    guard let choice else { continue }
-                    let flat = slide.id.description.replacingSlashes()
-                    found.append((choice.path, flat))
+                var slides = try library.slides(in: category)
+                if pairPortraits && canvas.width > canvas.height {
+                    slides = PortraitPairing.pair(slides) { slide in
+                        let size = slide.renditions.last?.size ?? slide.original.flatMap {
+                            try? headers.header(of: $0).displayedSize
+                        }
+                        return size.map(PortraitPairing.isPortrait) ?? false
+                    }
                 }
+                found += slides
             }
         } catch {
             console.error("vitrine render: \(error)\n")
@@ -112,15 +146,27 @@ struct RenderCommand {
     }
 
     private func render(
-        _ source: String, to output: String, format: FrameWriter.Format, renderer: FrameRenderer,
-        options: RenderOptions
+        _ slide: Slide, to output: String, format: FrameWriter.Format, renderer: SlideRenderer, options: RenderOptions,
+        fade: (from: Slide, weight: Int)?
     ) -> Bool {
         do {
-            let (frame, plan) = try renderer.render(source, options: options)
+            let rendered = try renderer.render(slide, options: options)
+            var frame = rendered.frame
+            if let fade {
+                let from = try renderer.render(fade.from, options: options).frame
+                let mixed = try Frame(size: frame.size, budget: renderer.frames.budget, purpose: "the crossfade step")
+                FrameBlender.blend(
+                    from: from.pixels, to: frame.pixels, weight: fade.weight, into: mixed.pixels,
+                    count: frame.size.pixelCount)
+                frame = mixed
+            }
             try FrameWriter.write(frame, to: output, format: format)
-            console.out(
-                "\(output): \(frame.size) from \(source) (\(plan.header.size), orientation "
-                    + "\(plan.header.orientation.rawValue), decoded at \(plan.scaleDescription))\n")
+            let sources = zip(rendered.files, rendered.plans).map { file, plan in
+                "\(file) (\(plan.header.size), orientation \(plan.header.orientation.rawValue), decoded at "
+                    + "\(plan.scaleDescription))"
+            }
+            let step = fade.map { " at \($0.weight * 100 / 256) % of the fade from \($0.from.id.name)" }
+            console.out("\(output): \(frame.size) from \(sources.joined(separator: " + "))\(step ?? "")\n")
             return true
         } catch let error as ImageError {
             console.error("vitrine render: \(error)\n")

@@ -15,12 +15,16 @@ public struct DeviceProfile: Sendable, Equatable {
     public var fit: Fit
     public var memoryBudgetMiB: Int
     public var note: String?
+    /// How slides change on this panel: a crossfade where the board it usually sits on can blend fast enough.
+    public var transition: Transition
+    public var transitionSeconds: Double
     /// True for a profile derived by the fallback rule rather than read from the table.
     public var isDerived: Bool
 
     public init(
         id: String, name: String, connectors: [String], mode: Size, edidName: String?, compose: Size,
-        rotation: Rotation, rendition: Size, fit: Fit, memoryBudgetMiB: Int, note: String?, isDerived: Bool = false
+        rotation: Rotation, rendition: Size, fit: Fit, memoryBudgetMiB: Int, note: String?, transition: Transition = .fade, transitionSeconds: Double = 1,
+        isDerived: Bool = false
     ) {
         self.id = id
         self.name = name
@@ -33,6 +37,8 @@ public struct DeviceProfile: Sendable, Equatable {
         self.fit = fit
         self.memoryBudgetMiB = memoryBudgetMiB
         self.note = note
+        self.transition = transition
+        self.transitionSeconds = transitionSeconds
         self.isDerived = isDerived
     }
 

@@ -6,6 +6,8 @@ public struct DeviceTable: Sendable {
         public var fit: Fit
         public var baseMemoryMiB: Int
         public var framesInBudget: Int
+        public var transition: Transition
+        public var transitionSeconds: Double
     }
 
     public var profiles: [DeviceProfile]
@@ -15,7 +17,8 @@ public struct DeviceTable: Sendable {
     public static let fallbackOnly = DeviceTable(
         profiles: [],
         fallback: Fallback(
-            name: "Unknown panel", maxComposePixels: 1920 * 1080, fit: .contain, baseMemoryMiB: 24, framesInBudget: 6))
+            name: "Unknown panel", maxComposePixels: 1920 * 1080, fit: .contain, baseMemoryMiB: 24, framesInBudget: 6,
+            transition: .fade, transitionSeconds: 1))
 
     public static func load(path: String) throws(ConfigError) -> DeviceTable {
         let text: String
@@ -74,7 +77,8 @@ public struct DeviceTable: Sendable {
         }
         let object = try ConfigObject(entry, file: file, path: "profiles[\(index)] (id \"\(id)\")")
         try object.rejectUnknownKeys(allowed: [
-            "id", "name", "match", "compose", "rotation", "rendition", "fit", "memoryBudgetMiB", "note",
+            "id", "name", "match", "compose", "rotation", "rendition", "fit", "memoryBudgetMiB", "note", "transition",
+            "transitionSeconds",
         ])
         let name = try object.requiredString("name")
         guard let match = try object.object("match", required: true) else { throw object.failure("match", "missing") }
@@ -114,7 +118,8 @@ public struct DeviceTable: Sendable {
         let profile = DeviceProfile(
             id: id, name: name, connectors: connectors, mode: mode, edidName: edidName, compose: compose,
             rotation: rotation, rendition: rendition, fit: fit, memoryBudgetMiB: budget,
-            note: try object.string("note"))
+            note: try object.string("note"), transition: try object.choice("transition", as: Transition.self) ?? .fade,
+            transitionSeconds: try object.number("transitionSeconds", in: 0.05...10) ?? 1)
         let needed = (profile.minimumBudgetBytes + (1 << 20) - 1) >> 20
         guard budget >= needed else {
             throw object.failure(
@@ -126,13 +131,17 @@ public struct DeviceTable: Sendable {
     }
 
     private static func parseFallback(_ object: ConfigObject) throws(ConfigError) -> Fallback {
-        try object.rejectUnknownKeys(allowed: ["name", "maxComposePixels", "fit", "baseMemoryMiB", "framesInBudget"])
+        try object.rejectUnknownKeys(allowed: [
+            "name", "maxComposePixels", "fit", "baseMemoryMiB", "framesInBudget", "transition", "transitionSeconds",
+        ])
         return Fallback(
             name: try object.string("name") ?? "Unknown panel",
             maxComposePixels: try object.integer("maxComposePixels", in: 76800...(1 << 28)) ?? 1920 * 1080,
             fit: try object.choice("fit", as: Fit.self) ?? .contain,
             baseMemoryMiB: try object.integer("baseMemoryMiB", in: 0...65536) ?? 24,
-            framesInBudget: try object.integer("framesInBudget", in: 3...64) ?? 6)
+            framesInBudget: try object.integer("framesInBudget", in: 3...64) ?? 6,
+            transition: try object.choice("transition", as: Transition.self) ?? .fade,
+            transitionSeconds: try object.number("transitionSeconds", in: 0.05...10) ?? 1)
     }
 
     /// The profile for a panel: the most specific matching entry (EDID name, then connector type, then mode alone;
@@ -168,6 +177,7 @@ public struct DeviceTable: Sendable {
             connectors: panel.connectorType.map { [$0] } ?? [], mode: panel.mode, edidName: panel.edidName,
             compose: compose, rotation: .none, rendition: compose, fit: fallback.fit,
             memoryBudgetMiB: fallback.baseMemoryMiB + fallback.framesInBudget * frameMiB,
-            note: halved, isDerived: true)
+            note: halved, transition: fallback.transition, transitionSeconds: fallback.transitionSeconds,
+            isDerived: true)
     }
 }

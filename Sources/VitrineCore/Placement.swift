@@ -40,8 +40,8 @@ public struct Placement: Equatable, Sendable {
     public static func compute(photo: Size, canvas: Size, fit: Fit) -> Placement {
         let photoWidth = Double(photo.width)
         let photoHeight = Double(photo.height)
-        switch fit {
-        case .contain:
+        switch fit.placement {
+        case .contain, .containBlur:
             var width = canvas.width
             var height = canvas.height
             // Compare cross products in integers so equal aspect ratios never round to a one-pixel margin.

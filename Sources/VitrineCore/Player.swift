@@ -13,11 +13,14 @@ public struct Player {
         public var seed: UInt64
         /// Seconds the show holds after a key or touch, before it goes on with a full interval.
         public var pauseOnInput: Double
+        /// Seconds a crossfade takes (0 for cuts); a slide's interval counts from the end of its fade.
+        public var transitionSeconds: Double
 
         public init(
             interval: Double = 10, order: PlaybackOrder = .name, startCategory: String? = nil,
-            keepPrevious: Bool = false, seed: UInt64 = 0x5EED, pauseOnInput: Double = 30
+            keepPrevious: Bool = false, seed: UInt64 = 0x5EED, pauseOnInput: Double = 30, transitionSeconds: Double = 0
         ) {
+            self.transitionSeconds = transitionSeconds
             self.pauseOnInput = pauseOnInput
             self.interval = interval
             self.order = order
@@ -132,6 +135,8 @@ public struct Player {
     }
 
     public var cachedFrames: Int { cache.count }
+    /// A picture is ready and waits for the flip in flight (a crossfade under way should hurry).
+    public var hasPictureWaiting: Bool { queued != nil }
     public var decodesInFlight: [SlideID] { Array(inFlight.keys) }
 
     public func status(now: Double) -> Status {
@@ -306,6 +311,11 @@ public struct Player {
         return "\(Self.label(active)): \(slide)\(position)"
     }
 
+    /// Crossfades turned off (or on) after start, by the display or a reload: the next slide's interval counts so.
+    public mutating func setTransitionSeconds(_ seconds: Double) {
+        options.transitionSeconds = seconds
+    }
+
     /// New settings (a reloaded config): the interval applies from the next slide; a new order re-reads the
     /// active category.
     public mutating func update(_ newOptions: Options) -> [Action] {
@@ -415,7 +425,7 @@ public struct Player {
         wanted = nil
         presented += 1
         playlist?.moveTo(id)
-        actions.append(.timer(timer.restart(now: now)))
+        actions.append(.timer(timer.restart(now: now, transition: options.transitionSeconds)))
         return actions + prefetch()
     }
 

@@ -24,12 +24,22 @@ public struct Settings: Sendable, Equatable {
     public var screenSchedule: ScreenSchedule?
     /// The TrueType font for on-screen text; nil means DejaVu Sans from fonts-dejavu-core.
     public var fontPath: String?
+    /// Overrides the device profile's transition when set.
+    public var transition: Transition?
+    /// Overrides the device profile's crossfade length when set.
+    public var transitionSeconds: Double?
+    /// On a landscape panel, two portrait photos in a row share the screen as one slide.
+    public var pairPortraits = false
+    /// What each photo's caption says and where; `locale` nil means the date style of `$LC_ALL`/`$LC_TIME`/`$LANG`.
+    public var caption = CaptionStyle()
+    public var locale: DateStyle?
 
     public init() {}
 
     public static let keyNames = [
         "library", "deviceTable", "interval", "order", "fit", "background", "startCategory", "pauseOnInput",
         "memoryBudgetMiB", "maxMegapixels", "display", "controlSocket", "keys", "screenSchedule", "fontPath",
+        "transition", "transitionSeconds", "pairPortraits", "caption", "captionPosition", "captionSize", "locale",
     ]
 
     /// Loads a config file and resolves its relative paths against the file's folder.
@@ -85,6 +95,14 @@ public struct Settings: Sendable, Equatable {
         }
         settings.controlSocket = try object.string("controlSocket")
         settings.fontPath = try object.string("fontPath")
+        settings.transition = try object.choice("transition", as: Transition.self)
+        settings.transitionSeconds = try object.number("transitionSeconds", in: 0.05...10)
+        settings.pairPortraits = try object.bool("pairPortraits") ?? false
+        settings.caption.content = try object.choice("caption", as: CaptionStyle.Content.self) ?? .none
+        settings.caption.position =
+            try object.choice("captionPosition", as: CaptionStyle.Position.self) ?? settings.caption.position
+        settings.caption.size = try object.number("captionSize", in: 0.01...0.25) ?? settings.caption.size
+        settings.locale = try object.choice("locale", as: DateStyle.self)
         if let keys = try object.object("keys") {
             settings.keys = try KeyMap.parse(keys)
         }

@@ -18,14 +18,30 @@ public struct Slide: Sendable, Equatable {
     public var renditions: [Rendition]
     /// Seconds since the epoch the photo was taken (EXIF), else its file time; set only for `newest` order.
     public var timestamp: Double
+    /// Both photos of a portrait pair, left then right (empty for a photo shown alone).
+    public private(set) var pair: [Slide]
 
     public init(id: SlideID, original: String?, renditions: [Rendition], timestamp: Double = 0) {
         self.id = id
         self.original = original
         self.renditions = renditions.sorted { $0.size.pixelCount < $1.size.pixelCount }
         self.timestamp = timestamp
+        pair = []
     }
 
-    /// Every file of the slide, the original first.
-    public var files: [String] { (original.map { [$0] } ?? []) + renditions.map(\.path) }
+    /// Two portrait photos as one slide, named after both, dated by the first.
+    public init(pairing left: Slide, with right: Slide) {
+        self = left
+        id = SlideID(category: left.id.category, name: "\(left.id.name) + \(right.id.name)")
+        pair = left.photos + right.photos
+    }
+
+    /// Every file of the slide, the original first (for a pair, the left photo's, then the right one's).
+    public var files: [String] {
+        guard pair.isEmpty else { return pair.flatMap(\.files) }
+        return (original.map { [$0] } ?? []) + renditions.map(\.path)
+    }
+
+    /// The photos on screen, left to right; each carries its own name and files.
+    public var photos: [Slide] { pair.isEmpty ? [self] : pair }
 }

@@ -42,10 +42,11 @@ public struct SlideTimer: Sendable, Equatable {
 
     /// A new slide is on screen: loading is over and it gets the full interval (counting only while nothing else
     /// holds the timer).
-    public mutating func restart(now: Double) -> Command {
+    /// `transition` is added to this slide's interval: the seconds its crossfade takes, after which it counts.
+    public mutating func restart(now: Double, transition: Double = 0) -> Command {
         reasons.remove(.loading)
         expired = false
-        remaining = interval
+        remaining = interval + transition
         let wasRunning = deadline != nil
         deadline = nil
         if let command = armIfFree(now: now) { return command }

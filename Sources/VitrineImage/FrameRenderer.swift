@@ -37,26 +37,71 @@ public final class FrameRenderer {
         -> (frame: Frame, plan: DecodePlan)
     {
         let file = try PhotoFile(path: path)
-        let plan = try plan(file: file, options: options, known: header)
+        let region = Placement.Rect(x: 0, y: 0, width: options.canvas.width, height: options.canvas.height)
+        let plan = try plan(file: file, options: options, region: region, known: header)
+        let decodeCharge = try chargeDecode(plan, options: options, region: region, path: path)
         let scanout = options.rotation.scanoutSize(forCompose: options.canvas)
-        let budget = self.budget
-        let decodePurpose =
-            "decoding \(plan.header.size) at \(plan.scaleDescription) (libjpeg "
-            + "\(MemoryBudget.format(plan.decoderWorkspaceBytes))\(plan.header.process == .progressive ? ", progressive" : ""), "
-            + "rows and resampling \(MemoryBudget.format(plan.rowBufferBytes + plan.resamplerBytes)))"
-        func overBudget(_ error: MemoryBudget.Exceeded) -> ImageError {
-            ImageError(file: path, reason: .overBudget(error))
-        }
-        let decodeCharge: MemoryBudget.Charge
-        do { decodeCharge = try budget.charge(plan.decodeBytes, for: decodePurpose) } catch { throw overBudget(error) }
         let frame: Frame
         do { frame = try Frame(size: scanout, budget: budget, purpose: "a \(scanout) frame") } catch {
-            throw overBudget(error)
+            throw ImageError(file: path, reason: .overBudget(error))
         }
-        try decodeAndCompose(file: file, plan: plan, options: options, into: frame)
+        try compose(file: file, plan: plan, options: options, region: region, into: frame)
         // The decode's buffers are gone now; its charge is returned here, not before.
         _ = decodeCharge.bytes
         return (frame, plan)
+    }
+
+    /// Renders a photo into `region` (canvas pixels) of an existing frame, as the photo's own canvas: one half of
+    /// a portrait pair. Pixels outside the region are left as they are.
+    public func render(
+        _ path: String, options: RenderOptions, header: JPEGHeader? = nil, into frame: Frame, region: Placement.Rect
+    ) throws(ImageError) -> DecodePlan {
+        let file = try PhotoFile(path: path)
+        let plan = try plan(file: file, options: options, region: region, known: header)
+        let decodeCharge = try chargeDecode(plan, options: options, region: region, path: path)
+        try compose(file: file, plan: plan, options: options, region: region, into: frame)
+        _ = decodeCharge.bytes
+        return plan
+    }
+
+    /// The plan for a photo placed in `region` of the canvas, after the checks that need no decoding.
+    private func plan(file: borrowing PhotoFile, options: RenderOptions, region: Placement.Rect, known: JPEGHeader?)
+        throws(ImageError) -> DecodePlan
+    {
+        var regionOptions = options
+        regionOptions.canvas = region.size
+        var plan = try plan(file: file, options: regionOptions, known: known)
+        plan.placement.destination.x += region.x
+        plan.placement.destination.y += region.y
+        return plan
+    }
+
+    private func chargeDecode(_ plan: DecodePlan, options: RenderOptions, region: Placement.Rect, path: String)
+        throws(ImageError) -> MemoryBudget.Charge
+    {
+        let blurBytes = options.fit == .containBlur ? BlurFill.workspaceBytes(region: region) : 0
+        let purpose =
+            "decoding \(plan.header.size) at \(plan.scaleDescription) (libjpeg "
+            + "\(MemoryBudget.format(plan.decoderWorkspaceBytes))\(plan.header.process == .progressive ? ", progressive" : ""), "
+            + "rows and resampling \(MemoryBudget.format(plan.rowBufferBytes + plan.resamplerBytes + blurBytes)))"
+        do {
+            return try budget.charge(plan.decodeBytes + blurBytes, for: purpose)
+        } catch {
+            throw ImageError(file: path, reason: .overBudget(error))
+        }
+    }
+
+    /// Decodes, places the photo and paints the rest of its region: the background, or for `contain-blur` the
+    /// blurred photo.
+    private func compose(
+        file: borrowing PhotoFile, plan: DecodePlan, options: RenderOptions, region: Placement.Rect, into frame: Frame
+    ) throws(ImageError) {
+        let scanoutRegion = PixelMapping.scanoutRect(of: region, canvas: options.canvas, rotation: options.rotation)
+        let scanoutPhoto = PixelMapping.scanoutRect(
+            of: plan.placement.destination, canvas: options.canvas, rotation: options.rotation)
+        if options.fit != .containBlur { fillOutside(scanoutPhoto, of: scanoutRegion, in: frame, with: options.background) }
+        try decodeAndCompose(file: file, plan: plan, options: options, into: frame)
+        if options.fit == .containBlur { BlurFill.fill(frame, region: scanoutRegion, photo: scanoutPhoto) }
     }
 
     /// Decodes on this thread and resamples on a second one, row by row through a small ring: the two overlap on
@@ -78,8 +123,6 @@ public final class FrameRenderer {
                     "decoder output \(decompressor.outputSize) differs from the header's \(plan.decodedSize)"))
         }
         let destination = plan.placement.destination
-        let scanoutRect = PixelMapping.scanoutRect(of: destination, canvas: options.canvas, rotation: options.rotation)
-        fillOutside(scanoutRect, of: frame, with: options.background)
         let mapping = PixelMapping(
             storedSize: plan.outputSize, orientation: plan.header.orientation, destination: destination,
             canvas: options.canvas, rotation: options.rotation)
@@ -121,13 +164,15 @@ public final class FrameRenderer {
         if let failure { throw ImageError(file: file.path, reason: .decodeFailed(failure)) }
     }
 
-    /// Paints the letterbox: everything of the frame outside the picture's rectangle.
-    private func fillOutside(_ rect: Placement.Rect, of frame: Frame, with color: RGBColor) {
-        let size = frame.size
-        frame.fill(color, x: 0, y: 0, width: size.width, height: rect.y)
-        frame.fill(color, x: 0, y: rect.y + rect.height, width: size.width, height: size.height - rect.y - rect.height)
-        frame.fill(color, x: 0, y: rect.y, width: rect.x, height: rect.height)
-        frame.fill(
-            color, x: rect.x + rect.width, y: rect.y, width: size.width - rect.x - rect.width, height: rect.height)
+    /// Paints the letterbox: everything of `region` outside the picture's rectangle.
+    private func fillOutside(
+        _ rect: Placement.Rect, of region: Placement.Rect, in frame: Frame, with color: RGBColor
+    ) {
+        let right = region.x + region.width
+        let bottom = region.y + region.height
+        frame.fill(color, x: region.x, y: region.y, width: region.width, height: rect.y - region.y)
+        frame.fill(color, x: region.x, y: rect.y + rect.height, width: region.width, height: bottom - rect.y - rect.height)
+        frame.fill(color, x: region.x, y: rect.y, width: rect.x - region.x, height: rect.height)
+        frame.fill(color, x: rect.x + rect.width, y: rect.y, width: right - rect.x - rect.width, height: rect.height)
     }
 }

@@ -9,11 +9,14 @@ public struct RenderOptions: Sendable, Equatable {
     public var background: RGBColor
     public var maxMegapixels: Double
     public var filter: ResamplingFilter
+    public var caption: CaptionStyle
 
     public init(
         canvas: Size, fit: Fit = .contain, rotation: Rotation = .none, background: RGBColor = .black,
-        maxMegapixels: Double = 100, filter: ResamplingFilter = .cubic
+        maxMegapixels: Double = 100, filter: ResamplingFilter = .cubic,
+        caption: CaptionStyle = CaptionStyle()
     ) {
+        self.caption = caption
         self.canvas = canvas
         self.fit = fit
         self.rotation = rotation

@@ -159,6 +159,9 @@ public final class DRMDisplay: ScanoutDisplay {
 
     public private(set) var isPoweredOn = true
 
+    /// A driver that took no page flips gets a modeset per picture, which may tear: no crossfades there.
+    public var blendsCleanly: Bool { !modesetPerFrame }
+
     /// Off: DPMS off when the connector has the property, else the CRTC is disabled. On: a fresh modeset with the
     /// picture in the front buffer, then DPMS on.
     public func setPower(_ on: Bool) {

@@ -17,14 +17,14 @@ public final class DecodeWorker: @unchecked Sendable {
     public struct Outcome: Sendable {
         public var request: DecodeRequest
         public var result: Result<Frame, ImageError>
-        /// The file that was read (the picked rendition).
+        /// The files that were read (the picked renditions; two for a portrait pair).
         public var file: String?
         public var seconds: Double
     }
 
     private let monitor = Monitor()
     private let wakeup: Wakeup
-    private let renderer: FrameRenderer
+    private let renderer: SlideRenderer
     private var options: RenderOptions
     private var queue: [DecodeRequest] = []
     private var current: DecodeRequest?
@@ -33,8 +33,8 @@ public final class DecodeWorker: @unchecked Sendable {
     private var stopping = false
     private var thread: JoinableThread?
 
-    public init(budget: MemoryBudget, options: RenderOptions, wakeup: Wakeup) {
-        renderer = FrameRenderer(budget: budget)
+    public init(budget: MemoryBudget, options: RenderOptions, wakeup: Wakeup, fontPath: String) {
+        renderer = SlideRenderer(budget: budget, fontPath: fontPath)
         self.options = options
         self.wakeup = wakeup
     }
@@ -105,27 +105,17 @@ public final class DecodeWorker: @unchecked Sendable {
             }
             guard let (request, options) = next else { return }
             let started = MonotonicClock.seconds()
-            let picker = RenditionPicker(canvas: options.canvas, fit: options.fit)
-            // The original's header is read to pick a file; when the original is chosen it is not read again.
-            var headers: [String: JPEGHeader] = [:]
-            let choice = picker.pick(request.slide) { [renderer] path in
-                headers[path] = try? renderer.header(of: path)
-                return headers[path]?.displayedSize
-            }
             let result: Result<Frame, ImageError>
-            if let choice {
-                do {
-                    result = .success(
-                        try renderer.render(choice.path, options: options, header: headers[choice.path]).frame)
-                } catch {
-                    result = .failure(error)
-                }
-            } else {
-                let missing = FileError(path: request.slide.id.description, operation: "find its file", errno: ENOENT)
-                result = .failure(ImageError(file: request.slide.id.description, reason: .unreadable(missing)))
+            var file: String?
+            do {
+                let rendered = try renderer.render(request.slide, options: options)
+                file = rendered.files.joined(separator: " + ")
+                result = .success(rendered.frame)
+            } catch {
+                result = .failure(error)
             }
             let outcome = Outcome(
-                request: request, result: result, file: choice?.path, seconds: MonotonicClock.seconds() - started)
+                request: request, result: result, file: file, seconds: MonotonicClock.seconds() - started)
             let deliver = monitor.locked {
                 defer { current = nil }
                 guard !currentCancelled else { return false }

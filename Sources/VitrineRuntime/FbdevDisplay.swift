@@ -119,6 +119,9 @@ public final class FbdevDisplay: ScanoutDisplay {
         completion.arm(at: MonotonicClock.seconds())
     }
 
+    /// Panning between two buffers changes the picture whole; with one buffer every step would be drawn on screen.
+    public var blendsCleanly: Bool { doubleBuffered && bytesPerPixel == 4 }
+
     /// RGB565 panels take frames and backgrounds converted; overlays (XRGB paint) are not shown there.
     private func paintRGB565(_ content: DisplayContent, into base: UnsafeMutableRawPointer) -> ShownContent {
         switch content {
@@ -135,6 +138,9 @@ public final class FbdevDisplay: ScanoutDisplay {
             return .background
         case .overlay:
             return .overlay
+        case .blend(_, let to, _, let record):
+            // Not reached (no fades on RGB565 panels); the incoming picture is what the fade would end on.
+            return paintRGB565(.frame(to, record), into: base)
         }
     }
 

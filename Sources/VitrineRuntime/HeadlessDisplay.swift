@@ -59,6 +59,8 @@ public final class HeadlessDisplay: ScanoutDisplay {
 
     public func setPower(_ on: Bool) { isPoweredOn = on }
 
+    public var blendsCleanly: Bool { true }
+
     public func close() {}
 
     /// The vblank came: the back buffer becomes the front. Returns the record of the frame now on screen (nil
@@ -72,6 +74,8 @@ public final class HeadlessDisplay: ScanoutDisplay {
         if let snapshots {
             switch content {
             case .frame(let record): snapshots.write(buffers[front], record: record, now: now)
+            case .blend(let record, let weight):
+                snapshots.write(buffers[front], record: record, now: now, fadeWeight: weight)
             case .background: snapshots.write(buffers[front], record: nil, now: now)
             case .overlay: break
             }

@@ -75,6 +75,19 @@ public final class PlayerRuntime {
     /// updates only after user space runs again): signs within this many seconds count as one wake.
     static let wakeSettling = 10.0
     private var exitStatus: Int32?
+    /// Crossfade length in seconds; nil when slides cut (the setting, the profile, the budget or the display).
+    private var fadeSeconds: Double?
+    /// The frame on screen, kept while fades are on: the next fade starts from it.
+    private var onScreenFrame: Frame?
+    private var fade: (crossfade: Crossfade, from: Frame, to: Frame, record: PresentRecord)?
+    /// When the fade's first step reached the screen (the slide change became visible).
+    private var fadeFirstShown: Double?
+    /// Prefetches wait while a fade runs: the blend gets the CPU, and the outgoing frame is gone before the next
+    /// one is allocated, so fades cost one frame of memory, not two.
+    private var deferredPrefetches: [DecodeRequest] = []
+    /// A fade holds the outgoing and the incoming frame, and a decode the viewer asks for during it a third; they
+    /// are on top of the minimum (two scanout buffers and one frame), with this much left for decoding.
+    static let fadeDecodeRoom = 16 << 20
 
     /// Sets everything up; a problem the user must fix (budget too small, socket in use, library missing) is
     /// thrown as one line.
@@ -95,16 +108,17 @@ public final class PlayerRuntime {
                 "memory budget \(budgetMiB) MiB (\(source)) is below the \(MemoryBudget.format(needed)) that two "
                     + "\(profile.scanout) scanout buffers and one \(profile.compose) frame need")
         }
-        renderOptions = RenderOptions(
-            canvas: profile.compose, fit: settings.fit ?? profile.fit, rotation: profile.rotation,
-            background: settings.background, maxMegapixels: settings.maxMegapixels)
+        renderOptions = Self.renderOptions(settings, profile: profile)
         let frameBytes = profile.compose.xrgbByteCount ?? 0
-        let keepPrevious = budget.limit - needed - frameBytes >= Self.progressiveReserve + frameBytes
+        let fades = Self.fadeSeconds(settings, profile: profile, budget: budget, log: log)
+        let fadeFrames = fades == nil ? 0 : frameBytes
+        let keepPrevious = budget.limit - needed - frameBytes - fadeFrames >= Self.progressiveReserve + frameBytes
         player = Player(
             options: Player.Options(
                 interval: settings.interval, order: settings.order, startCategory: settings.startCategory,
                 keepPrevious: keepPrevious, seed: UInt64(truncatingIfNeeded: Int(MonotonicClock.seconds() * 1e6)),
-                pauseOnInput: settings.pauseOnInput))
+                pauseOnInput: settings.pauseOnInput, transitionSeconds: fades ?? 0))
+        fadeSeconds = fades
         do {
             text = try TextRenderer(
                 fontPath: settings.fontPath ?? TextRenderer.defaultFont,
@@ -150,7 +164,14 @@ public final class PlayerRuntime {
         } catch {
             throw PlayError("\(error)")
         }
-        worker = DecodeWorker(budget: budget, options: renderOptions, wakeup: decodeWakeup)
+        worker = DecodeWorker(
+            budget: budget, options: renderOptions, wakeup: decodeWakeup,
+            fontPath: settings.fontPath ?? TextRenderer.defaultFont)
+        if fadeSeconds != nil, !display.blendsCleanly {
+            log("crossfades off: \(opened.description) cannot change the picture in steps without tearing")
+            fadeSeconds = nil
+            player.setTransitionSeconds(0)
+        }
         screenDescription = opened.description
         profileNow = profile
         // VT switching matters only when Vitrine drives the screen itself and runs on a VT.
@@ -179,6 +200,31 @@ public final class PlayerRuntime {
         } else {
             hotplug = nil
         }
+    }
+
+    static func renderOptions(_ settings: Settings, profile: DeviceProfile) -> RenderOptions {
+        var caption = settings.caption
+        caption.locale = settings.locale ?? DateStyle.processDefault()
+        return RenderOptions(
+            canvas: profile.compose, fit: settings.fit ?? profile.fit, rotation: profile.rotation,
+            background: settings.background, maxMegapixels: settings.maxMegapixels, caption: caption)
+    }
+
+    /// The crossfade length, or nil for cuts: from the settings, else the profile; refused (with a log line) when
+    /// the budget has no room for the frames a fade holds.
+    static func fadeSeconds(_ settings: Settings, profile: DeviceProfile, budget: MemoryBudget, log: (String) -> Void)
+        -> Double?
+    {
+        guard (settings.transition ?? profile.transition) == .fade else { return nil }
+        let frameBytes = profile.compose.xrgbByteCount ?? Int.max / 4
+        let needed = profile.minimumBudgetBytes + 2 * frameBytes + fadeDecodeRoom
+        guard budget.limit >= needed else {
+            log(
+                "crossfades off: the budget of \(MemoryBudget.format(budget.limit)) has no room for the two extra "
+                    + "\(profile.compose) frames a fade holds (\(MemoryBudget.format(needed)) needed)")
+            return nil
+        }
+        return settings.transitionSeconds ?? profile.transitionSeconds
     }
 
     struct OpenedDisplay {
@@ -336,6 +382,11 @@ public final class PlayerRuntime {
     }
 
     public var controlPath: String? { control?.path }
+
+    /// Portrait pairs only make sense on a landscape canvas.
+    private var pairsPortraits: Bool {
+        configuration.settings.pairPortraits && profileNow.compose.width > profileNow.compose.height
+    }
 
     /// Plays until a signal or `--exit-after` ends the show. Returns the exit status.
     public func run() -> Int32 {
@@ -624,17 +675,22 @@ public final class PlayerRuntime {
         if settings.library != configuration.settings.library {
             log("the library path changes on restart; still playing \(library.root)")
         }
+        let pairingChanged = settings.pairPortraits != configuration.settings.pairPortraits
         configuration.settings = settings
         followSchedule()
-        renderOptions.fit = settings.fit ?? profileNow.fit
-        renderOptions.background = settings.background
-        renderOptions.maxMegapixels = settings.maxMegapixels
+        renderOptions = Self.renderOptions(settings, profile: profileNow)
         worker.setOptions(renderOptions)
+        fadeSeconds = Self.fadeSeconds(settings, profile: profileNow, budget: budget, log: log)
+        if !display.blendsCleanly { fadeSeconds = nil }
+        if fadeSeconds == nil { onScreenFrame = nil }
         var options = player.options
         options.interval = settings.interval
         options.order = settings.order
+        options.transitionSeconds = fadeSeconds ?? 0
         log("config reloaded from \(path)")
         perform(player.update(options))
+        // Pairs are made when a category is indexed: index the active one again.
+        if pairingChanged, let active = player.active { send(.command(.category(.named(active)), now: now)) }
     }
 
     private func send(_ event: Player.Event) {
@@ -650,17 +706,21 @@ public final class PlayerRuntime {
         case .index(let name):
             index(name)
         case .decode(let request):
-            worker.submit(request)
+            deferredPrefetches.removeAll { $0.slide.id == request.slide.id }
+            if fade != nil && request.purpose == .prefetch {
+                deferredPrefetches.append(request)
+            } else {
+                worker.submit(request)
+            }
         case .cancel(let id):
+            deferredPrefetches.removeAll { $0.slide.id == id }
             worker.cancel(id)
         case .present(let frame, let id):
             let decode = decodes.removeValue(forKey: id)
-            display.show(
-                .frame(
-                    frame,
-                    PresentRecord(
-                        category: id.category, slide: id.name, file: decode?.file,
-                        decodeMilliseconds: decode?.milliseconds)))
+            present(
+                frame,
+                PresentRecord(
+                    category: id.category, slide: id.name, file: decode?.file, decodeMilliseconds: decode?.milliseconds))
         case .showBackground:
             display.show(.background(renderOptions.background))
         case .timer(.arm(let deadline, let generation)):
@@ -690,6 +750,41 @@ public final class PlayerRuntime {
         }
     }
 
+    /// A new slide: a crossfade from the one on screen when fades are on and the screen can show one, else a cut.
+    private func present(_ frame: Frame, _ record: PresentRecord) {
+        let reasons = player.timer.reasons
+        let now = MonotonicClock.seconds()
+        if let seconds = fadeSeconds, let from = onScreenFrame, from.size == frame.size, display.isPoweredOn,
+            !unplugged, !reasons.contains(.vtAway), !reasons.contains(.screenOff)
+        {
+            var crossfade = Crossfade(started: now, duration: seconds)
+            let weight = crossfade.nextWeight(at: now, frameTime: 1 / HeadlessDisplay.refreshRate)
+            fade = (crossfade, from, frame, record)
+            fadeFirstShown = nil
+            display.show(crossfade.isFinished ? .frame(frame, record) : .blend(from: from, to: frame, weight: weight, record))
+        } else {
+            display.show(.frame(frame, record))
+        }
+        if fadeSeconds != nil { onScreenFrame = frame }
+    }
+
+    /// A fade step reached the screen: paint the next (the last one is the new slide itself).
+    private func continueFade(now: Double) {
+        guard var current = fade else { return }
+        if fadeFirstShown == nil { fadeFirstShown = now }
+        let reasons = player.timer.reasons
+        if player.hasPictureWaiting || !display.isPoweredOn || unplugged || reasons.contains(.vtAway) {
+            current.crossfade.finishNow()
+        }
+        let weight = current.crossfade.nextWeight(at: now, frameTime: 1 / HeadlessDisplay.refreshRate)
+        fade = current
+        if current.crossfade.isFinished {
+            display.show(.frame(current.to, current.record))
+        } else {
+            display.show(.blend(from: current.from, to: current.to, weight: weight, current.record))
+        }
+    }
+
     private func readCategories() -> [String] {
         do {
             categoryList = try library.categories()
@@ -708,7 +803,7 @@ public final class PlayerRuntime {
         }
         watcher.watch(category)
         do {
-            let slides = try CategoryIndexer(library: library).slides(
+            let slides = try CategoryIndexer(library: library, pairPortraits: pairsPortraits).slides(
                 of: category, order: player.options.order, excluding: watcher.beingWritten)
             send(.indexed(category: name, slides: slides, now: now))
         } catch {
@@ -729,7 +824,7 @@ public final class PlayerRuntime {
     /// Puts the text that should be over the picture there: the banner, else "Paused" while the user paused;
     /// takes it away when nothing should be. Waits while a flip is in flight; a new picture comes without text.
     private func refreshOverlay() {
-        guard let text, !display.isBusy else { return }
+        guard let text, !display.isBusy, fade == nil else { return }
         let wanted = banner ?? (player.timer.reasons.contains(.user) ? "Paused" : nil)
         guard wanted != overlayShown?.text else { return }
         let previous = overlayShown?.saved
@@ -754,7 +849,16 @@ public final class PlayerRuntime {
 
     private func vblank() {
         let (shown, now) = display.handleEvents()
+        if case .blend = shown {
+            continueFade(now: now)
+            return
+        }
         guard case .frame(let record) = shown else { return }
+        if fade != nil {
+            fade = nil
+            for request in deferredPrefetches { worker.submit(request) }
+            deferredPrefetches = []
+        }
         // The new picture carries no text; the banner or pause sign is painted again over it.
         overlayShown = nil
         presentedCount += 1
@@ -769,7 +873,10 @@ public final class PlayerRuntime {
 
     private func logStats(_ record: PresentRecord, now: Double) {
         let mib = { (bytes: Int) in JSONText.number(Double(bytes) / 1_048_576) }
-        let latency = advanceDeadline.map { "\(JSONText.number((now - $0) * 1000)) ms" } ?? "-"
+        // With a crossfade the change becomes visible at its first step.
+        let visible = fadeFirstShown ?? now
+        fadeFirstShown = nil
+        let latency = advanceDeadline.map { "\(JSONText.number((visible - $0) * 1000)) ms" } ?? "-"
         let decode = record.decodeMilliseconds.map { "\(JSONText.number($0)) ms" } ?? "-"
         log(
             "stats: slide \(SlideID(category: record.category, name: record.slide)) decode \(decode) "
@@ -789,7 +896,7 @@ public final class PlayerRuntime {
         else { return }
         let current: [Slide]
         do {
-            current = try CategoryIndexer(library: library).slides(
+            current = try CategoryIndexer(library: library, pairPortraits: pairsPortraits).slides(
                 of: category, order: player.options.order, excluding: watcher.beingWritten)
         } catch {
             log("\(error)")

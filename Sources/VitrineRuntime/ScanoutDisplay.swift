@@ -1,9 +1,12 @@
 import VitrineCore
+import VitrineImage
 
 /// What a display puts on screen.
 public enum DisplayContent {
     case frame(Frame, PresentRecord)
     case background(RGBColor)
+    /// One step of a crossfade: the two frames mixed, `weight` of 256 being the incoming one's share.
+    case blend(from: Frame, to: Frame, weight: Int, PresentRecord)
     /// The picture on screen with something painted over it: the front buffer is copied to the back buffer, the
     /// closure paints there (pixels, size, row stride in pixels), and that buffer is flipped to.
     case overlay((UnsafeMutablePointer<UInt32>, Size, Int) -> Void)
@@ -13,6 +16,8 @@ public enum DisplayContent {
 public enum ShownContent {
     case frame(PresentRecord)
     case background
+    /// A crossfade step between two slides, the incoming one's record and its share of 256.
+    case blend(PresentRecord, weight: Int)
     /// Text painted over the picture on screen (not a new picture).
     case overlay
 }
@@ -35,6 +40,8 @@ public protocol ScanoutDisplay: AnyObject {
     /// back dark otherwise).
     func setPower(_ on: Bool)
     var isPoweredOn: Bool { get }
+    /// Whether a picture can change in steps without tearing: two buffers and flips on vblank.
+    var blendsCleanly: Bool { get }
     /// Waits for a flip in flight and gives the screen back as it was found.
     func close()
 }
@@ -52,6 +59,11 @@ extension DisplayContent {
                     from: UnsafeRawPointer(frame.pixels + row * size.width), byteCount: rowBytes)
             }
             return .frame(record)
+        case .blend(let from, let to, let weight, let record):
+            precondition(from.size == size && to.size == size, "blend of \(from.size) and \(to.size) for \(size)")
+            FrameBlender.blend(
+                from: from.pixels, to: to.pixels, size: size, weight: weight, into: back, pitch: pitch)
+            return .blend(record, weight: weight)
         case .background(let color):
             for row in 0..<size.height {
                 (back + row * pitch).bindMemory(to: UInt32.self, capacity: size.width)

@@ -31,7 +31,9 @@ public final class SnapshotWriter {
         }
     }
 
-    public func write(_ frame: Frame, record: PresentRecord?, now: Double) {
+    /// `fadeWeight` marks a crossfade step (the incoming slide's share of 256); such lines carry `"fade"`, its
+    /// share from 0 to 1.
+    public func write(_ frame: Frame, record: PresentRecord?, now: Double, fadeWeight: Int? = nil) {
         sequence += 1
         let name = String(sequence).leftPadded(to: 6)
         do {
@@ -48,6 +50,7 @@ public final class SnapshotWriter {
         } else {
             fields.append("\"category\":null,\"slide\":null,\"file\":null,\"decode_ms\":null")
         }
+        if let fadeWeight { fields.append("\"fade\":\(JSONText.number(Double(fadeWeight) / 256))") }
         fields.append("\"t\":\(JSONText.number(now - started))")
         let line = "{" + fields.joined(separator: ",") + "}\n"
         let path = "\(directory)/presented.jsonl"

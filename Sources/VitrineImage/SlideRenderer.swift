@@ -1,0 +1,109 @@
+import VitrineCore
+
+/// Turns a slide into a frame the way the player shows it: the file picked for each photo, a portrait pair side by
+/// side, margins per the fit, and each photo's caption. One per thread (its FreeType face is not shared).
+public final class SlideRenderer {
+    public struct Rendered {
+        public var frame: Frame
+        /// The file read for each photo, left to right.
+        public var files: [String]
+        public var plans: [DecodePlan]
+    }
+
+    public let frames: FrameRenderer
+    private let fontPath: String
+    private var captionText: TextRenderer?
+    private var captionFailed = false
+
+    public init(budget: MemoryBudget, fontPath: String = TextRenderer.defaultFont) {
+        frames = FrameRenderer(budget: budget)
+        self.fontPath = fontPath
+    }
+
+    /// The canvas regions of a slide's photos: the whole canvas, or its two halves for a pair.
+    public static func regions(photoCount: Int, canvas: Size) -> [Placement.Rect] {
+        guard photoCount == 2 else { return [Placement.Rect(x: 0, y: 0, width: canvas.width, height: canvas.height)] }
+        let half = canvas.width / 2
+        return [
+            Placement.Rect(x: 0, y: 0, width: half, height: canvas.height),
+            Placement.Rect(x: half, y: 0, width: canvas.width - half, height: canvas.height),
+        ]
+    }
+
+    /// Renders every photo of the slide. A photo with no readable file fails the whole slide, so a pair is never
+    /// shown with a hole.
+    public func render(_ slide: Slide, options: RenderOptions) throws(ImageError) -> Rendered {
+        let photos = slide.photos
+        let regions = Self.regions(photoCount: photos.count, canvas: options.canvas)
+        var picks: [(path: String, header: JPEGHeader?, date: String?)] = []
+        for (photo, region) in zip(photos, regions) {
+            let picker = RenditionPicker(canvas: region.size, fit: options.fit)
+            var headers: [String: JPEGHeader] = [:]
+            let choice = picker.pick(photo) { [frames] path in
+                headers[path] = try? frames.header(of: path)
+                return headers[path]?.displayedSize
+            }
+            guard let choice else {
+                let missing = FileError(path: photo.id.description, operation: "find its file", errno: 2)
+                throw ImageError(file: photo.id.description, reason: .unreadable(missing))
+            }
+            // A rendition may have lost the EXIF date; the original's header, read to pick, still has it.
+            let date = headers[choice.path]?.dateTimeOriginal ?? headers.values.lazy.compactMap(\.dateTimeOriginal).first
+            picks.append((choice.path, headers[choice.path], date))
+        }
+        let frame: Frame
+        var plans: [DecodePlan] = []
+        if photos.count == 1, let only = picks.first {
+            let rendered = try frames.render(only.path, options: options, header: only.header)
+            frame = rendered.frame
+            plans.append(rendered.plan)
+        } else {
+            let scanout = options.rotation.scanoutSize(forCompose: options.canvas)
+            do {
+                frame = try Frame(size: scanout, budget: frames.budget, purpose: "a \(scanout) frame")
+            } catch {
+                throw ImageError(file: picks[0].path, reason: .overBudget(error))
+            }
+            for (pick, region) in zip(picks, regions) {
+                plans.append(
+                    try frames.render(pick.path, options: options, header: pick.header, into: frame, region: region))
+            }
+        }
+        if options.caption.content != .none {
+            for ((photo, region), pick) in zip(zip(photos, regions), picks) {
+                guard let text = options.caption.text(name: photo.id.name, exifDate: pick.date),
+                    let renderer = captionRenderer(options: options)
+                else { continue }
+                CaptionPainter.paint(
+                    Self.fitted(text, width: region.width * 9 / 10, renderer), position: options.caption.position, region: region, canvas: options.canvas,
+                    rotation: options.rotation, into: frame)
+            }
+        }
+        return Rendered(frame: frame, files: picks.map(\.path), plans: plans)
+    }
+
+    /// The text, shortened with an ellipsis until it fits `width` pixels.
+    static func fitted(_ text: String, width: Int, _ renderer: TextRenderer) -> TextRenderer.Strip {
+        var strip = renderer.render(text)
+        var kept = text.count
+        while strip.size.width > width && kept > 1 {
+            kept = min(kept - 1, kept * width / max(1, strip.size.width) + 1)
+            strip = renderer.render(String(text.prefix(kept)) + "…")
+        }
+        return strip
+    }
+
+    /// The caption's text renderer at the size the options ask for; nil when the font cannot be loaded.
+    private func captionRenderer(options: RenderOptions) -> TextRenderer? {
+        let height = max(10, Int(Double(min(options.canvas.width, options.canvas.height)) * options.caption.size))
+        if let captionText, captionText.pixelHeight == height { return captionText }
+        guard !captionFailed else { return nil }
+        do {
+            captionText = try TextRenderer(fontPath: fontPath, pixelHeight: height)
+        } catch {
+            captionFailed = true
+            captionText = nil
+        }
+        return captionText
+    }
+}
