@@ -1,6 +1,7 @@
 import CLinux
 import VitrineCore
 import VitrineImage
+import VitrineRuntime
 
 /// `vitrine bench`: decode-to-frame time per photo and the process's peak memory.
 struct BenchCommand {
@@ -8,16 +9,19 @@ struct BenchCommand {
 
     static let parser = ArgumentParser(
         command: "bench",
-        synopsis: "DIR-OR-PHOTO... --panel WxH [--runs N] [--fit contain|cover] [--tsv]",
+        synopsis:
+            "DIR-OR-PHOTO... --panel WxH [--runs N] [--fit contain|cover|contain-blur] [--tsv] | --blend --panel WxH",
         summary: """
             Renders each JPEG (a folder: its *.jpg files) to a panel frame --runs times and prints the min, median
             and max time of the whole path (header, DCT-scaled decode, orientation, resampling, placement), the
-            DCT scale chosen, and the process's peak resident memory.
+            DCT scale chosen, and the process's peak resident memory. --blend instead times one crossfade step at
+            the panel size against copying a frame (what a cut costs), both measured here.
             """,
         options: [
             .init(name: "--panel", value: "WxH", help: "the panel's scanout size"),
             .init(name: "--runs", value: "N", help: "renders per photo (default 5)"),
-            .init(name: "--fit", value: "contain|cover", help: "placement (default contain)"),
+            .init(name: "--fit", value: "contain|cover|contain-blur", help: "placement (default contain)"),
+            .init(name: "--blend", value: nil, help: "time a crossfade step instead of decoding"),
             .init(name: "--rotate", value: "0|90|180|270", help: "clockwise turn of the picture on the panel"),
             .init(name: "--filter", value: "triangle|cubic|lanczos3", help: "resampling filter (default: cubic)"),
             .init(name: "--tsv", value: nil, help: "tab-separated output for scripts"),
@@ -27,6 +31,13 @@ struct BenchCommand {
     func run(_ words: [String]) throws(UsageError) -> Int32 {
         guard let parsed = try Self.parser.parse(words, helpTo: console) else { return 0 }
         let command = "bench"
+        if parsed.has("--blend") {
+            guard let panel = try OptionValues.size(parsed, "--panel", command: command) else {
+                throw UsageError(command: command, message: "missing --panel WxH")
+            }
+            let runs = Int(try OptionValues.number(parsed, "--runs", in: 1...10000, command: command) ?? 200)
+            return blend(panel: panel, runs: runs, tsv: parsed.has("--tsv"))
+        }
         guard !parsed.arguments.isEmpty else { throw UsageError(command: command, message: "missing DIR or PHOTO") }
         guard let panel = try OptionValues.size(parsed, "--panel", command: command) else {
             throw UsageError(command: command, message: "missing --panel WxH")
@@ -97,6 +108,53 @@ struct BenchCommand {
             console.out("sum of medians: \(Self.ms(totalMedian)) ms\npeak RSS: \(Double(peak * 10 / 1024) / 10) MiB\n")
         }
         return failures == 0 ? 0 : 1
+    }
+
+    /// Times crossfade steps (two frames mixed into a third buffer, as into a scanout buffer) against a plain copy
+    /// of a frame, the whole cost of a cut.
+    private func blend(panel: Size, runs: Int, tsv: Bool) -> Int32 {
+        let budget = MemoryBudget(limit: Int.max / 2)
+        let frames: [Frame]
+        do {
+            frames = try (0..<3).map { _ throws(MemoryBudget.Exceeded) in
+                try Frame(size: panel, budget: budget, purpose: "a bench frame")
+            }
+        } catch {
+            console.error("vitrine bench: \(error)\n")
+            return 1
+        }
+        for index in 0..<panel.pixelCount {
+            frames[0].pixels[index] = UInt32(truncatingIfNeeded: index &* 2_654_435_761)
+            frames[1].pixels[index] = UInt32(truncatingIfNeeded: index &* 40503) ^ 0x00FF_FFFF
+        }
+        var blendTimes: [Double] = []
+        var copyTimes: [Double] = []
+        for run in 0..<runs {
+            let start = MonotonicClock.seconds()
+            FrameBlender.blend(
+                from: frames[0].pixels, to: frames[1].pixels, weight: 1 + run % 255, into: frames[2].pixels,
+                count: panel.pixelCount)
+            let middle = MonotonicClock.seconds()
+            frames[2].pixels.update(from: frames[1].pixels, count: panel.pixelCount)
+            let end = MonotonicClock.seconds()
+            blendTimes.append(middle - start)
+            copyTimes.append(end - middle)
+        }
+        let blendMedian = Self.median(blendTimes)
+        let copyMedian = Self.median(copyTimes)
+        let ratio = copyMedian > 0 ? blendMedian / copyMedian : 0
+        let ratioText = JSONText.number(ratio)
+        let blendText = JSONText.number(blendMedian * 1000)
+        let copyText = JSONText.number(copyMedian * 1000)
+        if tsv {
+            console.out(
+                "panel\tblend_median_ms\tcopy_median_ms\tratio\n\(panel)\t\(blendText)\t\(copyText)\t\(ratioText)\n")
+        } else {
+            console.out(
+                "crossfade step at \(panel): median \(blendText) ms; copying a frame (a cut) \(copyText) ms; ratio \(ratioText) (\(runs) runs)\n"
+            )
+        }
+        return 0
     }
 
     /// A photo is itself; a folder stands for its photos (not those of its subfolders).

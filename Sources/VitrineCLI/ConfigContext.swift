@@ -97,7 +97,8 @@ enum OptionValues {
         options.caption.position =
             try choice(parsed, "--caption-position", as: CaptionStyle.Position.self, command: command)
             ?? settings.caption.position
-        options.caption.size = try number(parsed, "--caption-size", in: 0.01...0.25, command: command) ?? settings.caption.size
+        options.caption.size =
+            try number(parsed, "--caption-size", in: 0.01...0.25, command: command) ?? settings.caption.size
         options.caption.locale =
             try choice(parsed, "--locale", as: DateStyle.self, command: command) ?? settings.locale
             ?? DateStyle.processDefault()

@@ -24,7 +24,8 @@ struct RenderCommand {
         options: [
             .init(name: "--panel", value: "WxH", help: "the panel's scanout size (default: display.headlessSize)"),
             .init(
-                name: "--fit", value: "contain|cover|contain-blur", help: "placement (default: config fit, else contain)"),
+                name: "--fit", value: "contain|cover|contain-blur",
+                help: "placement (default: config fit, else contain)"),
             .init(name: "--rotate", value: "0|90|180|270", help: "clockwise turn of the picture on the panel"),
             .init(name: "--background", value: "RRGGBB", help: "letterbox colour (default: config, else 000000)"),
             .init(name: "--output", value: "FILE", help: "output file for a single photo (.ppm or .png)"),
@@ -76,7 +77,9 @@ struct RenderCommand {
                 throw UsageError(command: command, message: "--output \(output): the name must end in .ppm or .png")
             }
             var slide = Self.slide(for: parsed.arguments[0])
-            if let partner = parsed.value("--pair-with") { slide = Slide(pairing: slide, with: Self.slide(for: partner)) }
+            if let partner = parsed.value("--pair-with") {
+                slide = Slide(pairing: slide, with: Self.slide(for: partner))
+            }
             var fade: (from: Slide, weight: Int)?
             if let from = parsed.value("--fade-from") {
                 fade = (Self.slide(for: from), Int(((fadeAt ?? 0.5) * Double(FrameBlender.fullWeight)).rounded()))
@@ -122,7 +125,9 @@ struct RenderCommand {
     /// The slides an argument stands for: a file is one; a folder is a library, every slide of every category.
     private func slides(in argument: String, pairPortraits: Bool, canvas: Size) -> [Slide] {
         var status = stat()
-        guard stat(argument, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else { return [Self.slide(for: argument)] }
+        guard stat(argument, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else {
+            return [Self.slide(for: argument)]
+        }
         let library = Library(root: argument)
         let headers = FrameRenderer(budget: MemoryBudget(limit: 1 << 20))
         var found: [Slide] = []
@@ -131,9 +136,11 @@ struct RenderCommand {
                 var slides = try library.slides(in: category)
                 if pairPortraits && canvas.width > canvas.height {
                     slides = PortraitPairing.pair(slides) { slide in
-                        let size = slide.renditions.last?.size ?? slide.original.flatMap {
-                            try? headers.header(of: $0).displayedSize
-                        }
+                        let size =
+                            slide.renditions.last?.size
+                            ?? slide.original.flatMap {
+                                try? headers.header(of: $0).displayedSize
+                            }
                         return size.map(PortraitPairing.isPortrait) ?? false
                     }
                 }

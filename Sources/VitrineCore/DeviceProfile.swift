@@ -23,7 +23,8 @@ public struct DeviceProfile: Sendable, Equatable {
 
     public init(
         id: String, name: String, connectors: [String], mode: Size, edidName: String?, compose: Size,
-        rotation: Rotation, rendition: Size, fit: Fit, memoryBudgetMiB: Int, note: String?, transition: Transition = .fade, transitionSeconds: Double = 1,
+        rotation: Rotation, rendition: Size, fit: Fit, memoryBudgetMiB: Int, note: String?,
+        transition: Transition = .fade, transitionSeconds: Double = 1,
         isDerived: Bool = false
     ) {
         self.id = id

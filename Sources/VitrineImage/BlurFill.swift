@@ -17,16 +17,18 @@ public enum BlurFill {
         Size(width: max(1, region.width / reduction), height: max(1, region.height / reduction))
     }
 
-    /// The bytes the small copy and its blur buffer take.
+    /// The bytes the small copy, its blur buffer and its rows widened to the region take.
     public static func workspaceBytes(region: Placement.Rect) -> Int {
-        smallSize(of: region).pixelCount * 4 * 2
+        let small = smallSize(of: region)
+        return small.pixelCount * 4 * 2 + small.height * region.width * 4
     }
 
     /// Fills the part of `region` (scanout pixels) outside `photo` (the rectangle the photo covers, inside the
     /// region) in `frame`.
     public static func fill(_ frame: Frame, region: Placement.Rect, photo: Placement.Rect) {
         guard photo.width > 0, photo.height > 0 else { return }
-        let covers = photo.x <= region.x && photo.y <= region.y && photo.x + photo.width >= region.x + region.width
+        let covers =
+            photo.x <= region.x && photo.y <= region.y && photo.x + photo.width >= region.x + region.width
             && photo.y + photo.height >= region.y + region.height
         if covers { return }
         let small = smallSize(of: region)
@@ -82,77 +84,101 @@ public enum BlurFill {
         return result
     }
 
-    /// One pass of a box blur along rows or columns, edges clamped.
+    /// One pass of a box blur along rows or columns, edges clamped; a running sum makes it a few adds per pixel
+    /// whatever the radius.
     private static func boxBlur(_ source: inout [UInt32], into target: inout [UInt32], size: Size, horizontal: Bool) {
         let length = horizontal ? size.width : size.height
         let lines = horizontal ? size.height : size.width
         let step = horizontal ? 1 : size.width
         let lineStep = horizontal ? size.width : 1
         let taps = UInt32(2 * radius + 1)
-        for line in 0..<lines {
-            let base = line * lineStep
-            for position in 0..<length {
-                var red: UInt32 = 0
-                var green: UInt32 = 0
-                var blue: UInt32 = 0
-                for offset in -radius...radius {
-                    let pixel = source[base + min(max(position + offset, 0), length - 1) * step]
-                    red += pixel >> 16 & 0xFF
-                    green += pixel >> 8 & 0xFF
-                    blue += pixel & 0xFF
+        source.withUnsafeBufferPointer { input in
+            target.withUnsafeMutableBufferPointer { output in
+                for line in 0..<lines {
+                    let base = line * lineStep
+                    func pixel(_ position: Int) -> UInt32 { input[base + min(max(position, 0), length - 1) * step] }
+                    var red: UInt32 = 0
+                    var green: UInt32 = 0
+                    var blue: UInt32 = 0
+                    for offset in -radius...radius {
+                        let value = pixel(offset)
+                        red += value >> 16 & 0xFF
+                        green += value >> 8 & 0xFF
+                        blue += value & 0xFF
+                    }
+                    for position in 0..<length {
+                        output[base + position * step] = (red / taps) << 16 | (green / taps) << 8 | blue / taps
+                        let leaving = pixel(position - radius)
+                        let entering = pixel(position + radius + 1)
+                        red = red &+ (entering >> 16 & 0xFF) &- (leaving >> 16 & 0xFF)
+                        green = green &+ (entering >> 8 & 0xFF) &- (leaving >> 8 & 0xFF)
+                        blue = blue &+ (entering & 0xFF) &- (leaving & 0xFF)
+                    }
                 }
-                target[base + position * step] = (red / taps) << 16 | (green / taps) << 8 | blue / taps
             }
         }
     }
 
-    /// Bilinear enlargement of the small copy over the region, writing only outside the photo.
+    /// Bilinear enlargement of the small copy over the region, writing only outside the photo. Separable: each
+    /// small row is first widened to the region's width (few rows, so cheap), then every output row mixes two
+    /// widened rows with the crossfade's SIMD blend.
     private static func stretch(
         _ small: [UInt32], size: Size, over region: Placement.Rect, skipping photo: Placement.Rect, in frame: Frame
     ) {
-        // Fixed point: each output column's left source column and the right one's weight out of 256.
-        func taps(_ count: Int, from sourceCount: Int) -> [(Int, UInt32)] {
+        // Fixed point: each output position's left (or upper) source index and the next one's weight out of 256.
+        func taps(_ count: Int, from sourceCount: Int) -> [(index: Int, weight: Int)] {
             (0..<count).map { index in
                 let position = max(0, (Double(index) + 0.5) * Double(sourceCount) / Double(count) - 0.5)
                 let left = min(Int(position), sourceCount - 1)
-                return (left, UInt32(((position - Double(left)) * 256).rounded()))
+                return (left, Int(((position - Double(left)) * 256).rounded()))
             }
         }
         let columns = taps(region.width, from: size.width)
-        let rows = taps(region.height, from: size.height)
-        var line = [UInt32](repeating: 0, count: size.width * 3)
-        let photoRows = photo.y..<(photo.y + photo.height)
-        for y in 0..<region.height {
-            let (top, weight) = rows[y]
-            let bottom = min(top + 1, size.height - 1)
-            // The two source rows mixed once per output row; what remains per pixel is the horizontal mix.
-            for x in 0..<size.width {
-                let a = small[top * size.width + x]
-                let b = small[bottom * size.width + x]
-                for channel in 0..<3 {
-                    let shift = UInt32(16 - 8 * channel)
-                    line[x * 3 + channel] = (a >> shift & 0xFF) * (256 - weight) + (b >> shift & 0xFF) * weight
-                }
-            }
-            let frameY = region.y + y
-            let target = frame.pixels + frameY * frame.size.width
-            func write(_ range: Range<Int>) {
-                for x in range {
-                    let (left, weightX) = columns[x - region.x]
-                    let right = min(left + 1, size.width - 1)
-                    var pixel: UInt32 = 0
-                    for channel in 0..<3 {
-                        let mixed = (line[left * 3 + channel] * (256 - weightX) + line[right * 3 + channel] * weightX)
-                        pixel |= (mixed >> 16) << UInt32(16 - 8 * channel)
+        var widened = [UInt32](repeating: 0, count: size.height * region.width)
+        small.withUnsafeBufferPointer { source in
+            widened.withUnsafeMutableBufferPointer { target in
+                columns.withUnsafeBufferPointer { columnTaps in
+                    for row in 0..<size.height {
+                        let line = source.baseAddress.map { $0 + row * size.width }
+                        let out = target.baseAddress.map { $0 + row * region.width }
+                        guard let line, let out else { return }
+                        for x in 0..<region.width {
+                            let (left, weight) = columnTaps[x]
+                            let a = line[left]
+                            let b = line[min(left + 1, size.width - 1)]
+                            let incoming = UInt32(truncatingIfNeeded: weight)
+                            let outgoing = 256 &- incoming
+                            let redBlue = ((a & 0x00FF_00FF) &* outgoing &+ (b & 0x00FF_00FF) &* incoming) >> 8
+                            let green = ((a & 0x0000_FF00) &* outgoing &+ (b & 0x0000_FF00) &* incoming) >> 8
+                            out[x] = redBlue & 0x00FF_00FF | green & 0x0000_FF00
+                        }
                     }
-                    target[x] = pixel
                 }
             }
-            if photoRows.contains(frameY) {
-                write(region.x..<max(region.x, photo.x))
-                write(min(photo.x + photo.width, region.x + region.width)..<(region.x + region.width))
-            } else {
-                write(region.x..<(region.x + region.width))
+        }
+        let rows = taps(region.height, from: size.height)
+        let photoRows = photo.y..<(photo.y + photo.height)
+        let regionRight = region.x + region.width
+        widened.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            for y in 0..<region.height {
+                let (top, weight) = rows[y]
+                let upper = base + top * region.width
+                let lower = base + min(top + 1, size.height - 1) * region.width
+                let target = frame.pixels + (region.y + y) * frame.size.width
+                func write(_ range: Range<Int>) {
+                    guard !range.isEmpty else { return }
+                    let offset = range.lowerBound - region.x
+                    FrameBlender.blend(
+                        from: upper + offset, to: lower + offset, weight: weight, into: target + range.lowerBound,
+                        count: range.count)
+                }
+                if photoRows.contains(region.y + y) {
+                    write(region.x..<max(region.x, photo.x))
+                    write(min(photo.x + photo.width, regionRight)..<regionRight)
+                } else {
+                    write(region.x..<regionRight)
+                }
             }
         }
     }

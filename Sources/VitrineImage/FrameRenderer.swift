@@ -99,7 +99,9 @@ public final class FrameRenderer {
         let scanoutRegion = PixelMapping.scanoutRect(of: region, canvas: options.canvas, rotation: options.rotation)
         let scanoutPhoto = PixelMapping.scanoutRect(
             of: plan.placement.destination, canvas: options.canvas, rotation: options.rotation)
-        if options.fit != .containBlur { fillOutside(scanoutPhoto, of: scanoutRegion, in: frame, with: options.background) }
+        if options.fit != .containBlur {
+            fillOutside(scanoutPhoto, of: scanoutRegion, in: frame, with: options.background)
+        }
         try decodeAndCompose(file: file, plan: plan, options: options, into: frame)
         if options.fit == .containBlur { BlurFill.fill(frame, region: scanoutRegion, photo: scanoutPhoto) }
     }
@@ -171,7 +173,8 @@ public final class FrameRenderer {
         let right = region.x + region.width
         let bottom = region.y + region.height
         frame.fill(color, x: region.x, y: region.y, width: region.width, height: rect.y - region.y)
-        frame.fill(color, x: region.x, y: rect.y + rect.height, width: region.width, height: bottom - rect.y - rect.height)
+        frame.fill(
+            color, x: region.x, y: rect.y + rect.height, width: region.width, height: bottom - rect.y - rect.height)
         frame.fill(color, x: region.x, y: rect.y, width: rect.x - region.x, height: rect.height)
         frame.fill(color, x: rect.x + rect.width, y: rect.y, width: right - rect.x - rect.width, height: rect.height)
     }

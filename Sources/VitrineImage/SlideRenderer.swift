@@ -48,7 +48,8 @@ public final class SlideRenderer {
                 throw ImageError(file: photo.id.description, reason: .unreadable(missing))
             }
             // A rendition may have lost the EXIF date; the original's header, read to pick, still has it.
-            let date = headers[choice.path]?.dateTimeOriginal ?? headers.values.lazy.compactMap(\.dateTimeOriginal).first
+            let date =
+                headers[choice.path]?.dateTimeOriginal ?? headers.values.lazy.compactMap(\.dateTimeOriginal).first
             picks.append((choice.path, headers[choice.path], date))
         }
         let frame: Frame
@@ -75,7 +76,8 @@ public final class SlideRenderer {
                     let renderer = captionRenderer(options: options)
                 else { continue }
                 CaptionPainter.paint(
-                    Self.fitted(text, width: region.width * 9 / 10, renderer), position: options.caption.position, region: region, canvas: options.canvas,
+                    Self.fitted(text, width: region.width * 9 / 10, renderer), position: options.caption.position,
+                    region: region, canvas: options.canvas,
                     rotation: options.rotation, into: frame)
             }
         }

@@ -720,7 +720,8 @@ public final class PlayerRuntime {
             present(
                 frame,
                 PresentRecord(
-                    category: id.category, slide: id.name, file: decode?.file, decodeMilliseconds: decode?.milliseconds))
+                    category: id.category, slide: id.name, file: decode?.file, decodeMilliseconds: decode?.milliseconds)
+            )
         case .showBackground:
             display.show(.background(renderOptions.background))
         case .timer(.arm(let deadline, let generation)):
@@ -761,7 +762,8 @@ public final class PlayerRuntime {
             let weight = crossfade.nextWeight(at: now, frameTime: 1 / HeadlessDisplay.refreshRate)
             fade = (crossfade, from, frame, record)
             fadeFirstShown = nil
-            display.show(crossfade.isFinished ? .frame(frame, record) : .blend(from: from, to: frame, weight: weight, record))
+            display.show(
+                crossfade.isFinished ? .frame(frame, record) : .blend(from: from, to: frame, weight: weight, record))
         } else {
             display.show(.frame(frame, record))
         }

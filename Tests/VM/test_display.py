@@ -85,10 +85,11 @@ def wait_for(vm, predicate, timeout):
     return dump, predicate(dump)
 
 
-def play_config(share, interval):
+def play_config(share, interval, transition="none"):
     with open(f"{share}/vitrine.json", "w") as f:
         f.write('{"library": "/share/lib", "deviceTable": "%s/Config/devices.json", "interval": %s, '
-                '"controlSocket": "/tmp/vitrine.sock", "display": {"backend": "drm"}}\n' % (REPO, interval))
+                '"transition": "%s", "controlSocket": "/tmp/vitrine.sock", "display": {"backend": "drm"}}\n'
+                % (REPO, interval, transition))
 
 
 def check_hotplug(vm, vitrine, label, references):

@@ -40,7 +40,7 @@ def run(vitrine):
         record(rc == 0, f"udevd runs in the guest ({out.strip()[-80:]})")
         with open(f"{share}/vitrine.json", "w") as f:
             f.write('{"library": "/share/lib", "deviceTable": "%s/Config/devices.json", "interval": 3, '
-                    '"pauseOnInput": 4, "controlSocket": "/tmp/vitrine.sock", "display": {"backend": "drm"}}\n'
+                    '"transition": "none", "pauseOnInput": 4, "controlSocket": "/tmp/vitrine.sock", "display": {"backend": "drm"}}\n'
                     % REPO)
         vm.spawn("player", f"exec {vitrine} play --config /share/vitrine.json")
         status = f"{vitrine} ctl --control /tmp/vitrine.sock status"

@@ -30,7 +30,7 @@ cp {vitrine} /tmp/v/vitrine
 ldd {vitrine} | awk '/=>/ {{print $3}} /ld-linux/ {{print $1}}' | while read lib; do cp -L "$lib" /tmp/v/; done
 cp -r /share/lib/Test /tmp/lib/
 cp {REPO}/Config/devices.json /tmp/devices.json
-echo '{{"library": "/tmp/lib", "deviceTable": "/tmp/devices.json", "interval": {INTERVAL}, "pauseOnInput": 0, "controlSocket": "/tmp/vitrine.sock", "display": {{"backend": "drm"}}}}' > /tmp/vitrine.json
+echo '{{"library": "/tmp/lib", "deviceTable": "/tmp/devices.json", "interval": {INTERVAL}, "transition": "none", "pauseOnInput": 0, "controlSocket": "/tmp/vitrine.sock", "display": {{"backend": "drm"}}}}' > /tmp/vitrine.json
 setsid sh -c 'exec /tmp/v/ld-linux-x86-64.so.2 --library-path /tmp/v /tmp/v/vitrine play --config /tmp/vitrine.json >/dev/ttyS0 2>&1' </dev/null >/dev/null 2>&1 &
 """
     rc, out = vm.run(script, timeout=60)

@@ -38,7 +38,7 @@ import VitrineTestSupport
         try folder.write(
             "vitrine.json",
             text: """
-                {"library": "library", "deviceTable": "\(repositoryRoot)/Config/devices.json", "interval": 600,
+                {"library": "library", "deviceTable": "\(repositoryRoot)/Config/devices.json", "interval": 600, "transition": "none",
                  "display": {"backend": "headless", "headlessSize": "160x96"}, "controlSocket": "control.sock"}
                 """)
     }
@@ -292,5 +292,89 @@ import VitrineTestSupport
             console.errors
                 == "vitrine play: memory budget 8 MiB (memoryBudgetMiB) is below the 23.7 MiB that two 1920x1080 "
                 + "scanout buffers and one 1920x1080 frame need\n")
+    }
+
+    /// Crossfades and portrait pairs as the player shows them: every fade step a clean mix, the last step the new
+    /// slide exactly as `vitrine render` draws it, the interval counted from the fade's end; a pair side by side.
+    @Test func fadesBetweenSlidesAndShowsPortraitPairs() throws {
+        guard FileBytes.exists(Self.binary) else {
+            print("skipped: \(Self.binary) is not built (make test runs swift build first)")
+            return
+        }
+        let size = Size(width: 160, height: 96)
+        try photo("Fade/1-red.jpg", JPEGFixture.red, size)
+        try photo("Fade/2-blue.jpg", JPEGFixture.blue, size)
+        try photo("Pairs/p1.jpg", JPEGFixture.red, Size(width: 60, height: 100))
+        try photo("Pairs/p2.jpg", JPEGFixture.blue, Size(width: 60, height: 100))
+        try folder.write(
+            "fade.json",
+            text: """
+                {"library": "library", "deviceTable": "\(repositoryRoot)/Config/devices.json", "interval": 0.4,
+                 "transition": "fade", "transitionSeconds": 0.5, "pairPortraits": true, "startCategory": "Fade",
+                 "display": {"backend": "headless", "headlessSize": "160x96"}, "controlSocket": "control.sock"}
+                """)
+        let player = try Running(
+            arguments: ["play", "--config", "\(folder.path)/fade.json", "--snapshots", snapshots],
+            log: "\(folder.path)/play.log")
+        defer { _ = player.stop() }
+        // red, the fade to blue, blue, and the first steps of the fade back to red.
+        guard
+            eventually(
+                "a fade to blue and back",
+                {
+                    presented().contains { $0["slide"] == "1-red" && $0["fade"] != nil }
+                })
+        else { return }
+        let records = presented()
+        let firstBlue = try #require(records.firstIndex { $0["slide"] == "2-blue" })
+        let blueDone = try #require(records.firstIndex { $0["slide"] == "2-blue" && $0["fade"] == nil })
+        let steps = records[firstBlue..<blueDone]
+        #expect(steps.count >= 10, "\(steps.count) steps in 0.5 s at 60 Hz")
+        let shares = steps.compactMap { $0["fade"].flatMap(Double.init) }
+        #expect(shares.count == steps.count && zip(shares, shares.dropFirst()).allSatisfy { $0 < $1 })
+        var reds: [Int] = []
+        for record in steps {
+            let sequence = try #require(record["seq"].flatMap(Double.init).map(Int.init))
+            let share = try #require(record["fade"].flatMap(Double.init))
+            let centre = try pixel(ofSnapshot: sequence, x: 80, y: 48)
+            let corner = try pixel(ofSnapshot: sequence, x: 2, y: 2)
+            // One mix over the whole picture: no part of the frame is a step behind.
+            #expect(centre == corner, "step \(sequence)")
+            let expectedRed = Double(JPEGFixture.red.red) * (1 - share) + Double(JPEGFixture.blue.red) * share
+            #expect(abs(Double(centre.red) - expectedRed) <= 10, "step \(sequence) at \(share): \(centre)")
+            reds.append(Int(centre.red))
+        }
+        #expect(reds.contains { $0 > 60 && $0 < 190 }, "an intermediate colour: \(reds)")
+        // The last step is the new slide exactly, pixel for pixel as `vitrine render` draws it.
+        let blueSequence = try #require(records[blueDone]["seq"].flatMap(Double.init).map(Int.init))
+        let rendered = "\(folder.path)/blue.ppm"
+        let console = RecordingConsole()
+        #expect(
+            VitrineCommand.run(
+                arguments: ["render", "\(library)/Fade/2-blue.jpg", "--panel", "160x96", "--output", rendered],
+                console: console) == 0)
+        let name = String(blueSequence)
+        let snapshot = "\(snapshots)/\(String(repeating: "0", count: 6 - name.count))\(name).ppm"
+        #expect(try FileBytes.read(snapshot) == FileBytes.read(rendered))
+        // The interval counts from the end of the fade.
+        let blueShown = try #require(records[blueDone]["t"].flatMap(Double.init))
+        let backToRed = try #require(records.first { $0["slide"] == "1-red" && $0["fade"] != nil }?["t"])
+        #expect((Double(backToRed) ?? 0) - blueShown >= 0.35)
+
+        #expect(ctl("category Pairs") == "ok")
+        guard
+            eventually(
+                "the pair", { presented().contains { $0["slide"] == "p1 + p2" && $0["fade"] == nil } })
+        else { return }
+        let pair = try #require(presented().first { $0["slide"] == "p1 + p2" && $0["fade"] == nil })
+        #expect(pair["file"] == "\(library)/Pairs/p1.jpg + \(library)/Pairs/p2.jpg")
+        let sequence = try #require(pair["seq"].flatMap(Double.init).map(Int.init))
+        // Each 58x96 photo centred in its 80x96 half: red at 11..<69, blue at 91..<149.
+        #expect(Self.near(try pixel(ofSnapshot: sequence, x: 40, y: 48), JPEGFixture.red))
+        #expect(Self.near(try pixel(ofSnapshot: sequence, x: 120, y: 48), JPEGFixture.blue))
+        #expect(try pixel(ofSnapshot: sequence, x: 4, y: 48) == .black)
+        #expect(try pixel(ofSnapshot: sequence, x: 80, y: 48) == .black)
+        #expect(try pixel(ofSnapshot: sequence, x: 155, y: 48) == .black)
+        #expect(player.stop() == 0)
     }
 }

@@ -25,7 +25,9 @@ import VitrineTestSupport
             {"library": "/srv/photos", "interval": 7.5, "order": "shuffle", "fit": "cover", "background": "#102030",
              "startCategory": "Family", "pauseOnInput": 12, "memoryBudgetMiB": 96, "maxMegapixels": 50,
              "display": {"backend": "drm", "device": "/dev/dri/card1", "connector": "HDMI-A-1", "mode": "1280x720@60"},
-             "controlSocket": "/run/v.sock", "keys": {"quit": ["Q"], "next": "N"}, "fontPath": "/fonts/a.ttf"}
+             "controlSocket": "/run/v.sock", "keys": {"quit": ["Q"], "next": "N"}, "fontPath": "/fonts/a.ttf",
+             "transition": "fade", "transitionSeconds": 0.8, "pairPortraits": true, "caption": "date+name",
+             "captionPosition": "top-left", "captionSize": 0.06, "locale": "fr"}
             """, file: "v.json")
         #expect(settings.library == "/srv/photos")
         #expect(settings.interval == 7.5)
@@ -40,6 +42,11 @@ import VitrineTestSupport
         #expect(settings.keys.action(forKey: "N") == .next)
         #expect(settings.keys.action(forKey: "Right") == nil)
         #expect(settings.fontPath == "/fonts/a.ttf")
+        #expect(settings.transition == .fade)
+        #expect(settings.transitionSeconds == 0.8)
+        #expect(settings.pairPortraits)
+        #expect(settings.caption == CaptionStyle(content: .dateAndName, position: .topLeft, size: 0.06))
+        #expect(settings.locale == .french)
     }
 
     @Test(arguments: [
@@ -55,6 +62,13 @@ import VitrineTestSupport
         ("{\"memoryBudgetMiB\": 2.5}", 1, "memoryBudgetMiB", "expected an integer"),
         ("[1]", 1, "", "expected an object, found an array"),
         ("{\"library\": 3}", 1, "library", "expected a string, found a number"),
+        ("{\n\"transition\": \"wipe\"}", 2, "transition", "expected one of: \"none\", \"fade\""),
+        ("{\"transitionSeconds\": 30}", 1, "transitionSeconds", "out of range"),
+        ("{\"caption\": \"time\"}", 1, "caption", "\"date+name\""),
+        ("{\"captionPosition\": \"middle\"}", 1, "captionPosition", "\"bottom-right\""),
+        ("{\"locale\": \"klingon\"}", 1, "locale", "\"en-US\""),
+        ("{\"pairPortraits\": \"yes\"}", 1, "pairPortraits", "expected"),
+        ("{\"fit\": \"blur\"}", 1, "fit", "\"contain-blur\""),
     ])
     func refusesBadSettingsWithLineAndKey(text: String, line: Int, path: String, message: String) {
         #expect {
