@@ -5,6 +5,7 @@ PHOTOS ?= ../shared/testdata/photos
 PANEL ?= 800x480
 FRAMES ?= build/frames
 BASELINE_PHOTOS := $(PHOTOS)/large_nexus6p_12mp_420_thumb.jpg $(PHOTOS)/large_kleiber_20mp_422.jpg
+PORTRAIT_PHOTOS := $(PHOTOS)/cam_canon_ixus40_portrait_440_thumb.jpg $(PHOTOS)/orient_portrait_6.jpg
 
 # Debian packages: build and test, then the extra tools the benchmarks compare against.
 BUILD_PACKAGES := pkg-config libjpeg62-turbo-dev libturbojpeg0-dev zlib1g-dev libdrm-dev libudev-dev libinput-dev libfreetype-dev fonts-dejavu-core
@@ -77,6 +78,8 @@ test: lint unit-tests check-photos vm-test
 bench: release bench-deps
 	Tests/Benchmarks/compare.sh --vitrine .build/release/vitrine --panel 1920x1080 $(wildcard $(PHOTOS)/large_*.jpg)
 	Tests/Benchmarks/play.sh --vitrine .build/release/vitrine $(BASELINE_PHOTOS)
+	Tests/Benchmarks/look.sh --vitrine .build/release/vitrine $(addprefix --play ,$(BASELINE_PHOTOS)) \
+	  $(wildcard $(PHOTOS)/large_*.jpg) $(PORTRAIT_PHOTOS)
 
 clean:
 	rm -rf .build build

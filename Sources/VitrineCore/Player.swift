@@ -415,6 +415,8 @@ public struct Player {
 
     private mutating func present(_ frame: Frame, _ id: SlideID) -> [Action] {
         var actions: [Action] = []
+        // The first picture comes up at once (there is nothing to fade from); later ones fade in first.
+        let transition = onScreen == nil ? 0 : options.transitionSeconds
         if flipPending {
             queued = (frame, id)
         } else {
@@ -425,7 +427,7 @@ public struct Player {
         wanted = nil
         presented += 1
         playlist?.moveTo(id)
-        actions.append(.timer(timer.restart(now: now, transition: options.transitionSeconds)))
+        actions.append(.timer(timer.restart(now: now, transition: transition)))
         return actions + prefetch()
     }
 

@@ -2,7 +2,7 @@
 """Vitrine on real kernel DRM drivers: boots a guest per panel (virtio-gpu and bochs, four sizes each), plays a
 library generated here with the release binary, and checks screendumps against `vitrine render` of the same
 photos: the right picture, the show advancing on its timer, no frame mixing two pictures while slides change
-every 0.2 s, `vitrine probe` naming the connector, mode and profile, and the console back after SIGTERM with
+every 0.2 s, clean crossfade steps at 1920x1080, `vitrine probe` naming the connector, mode and profile, and the console back after SIGTERM with
 exit status 0. Prints `N passed, M failed`; skips (exit 0) with the reason when QEMU or a kernel is missing.
 
 Usage: test_display.py [--vitrine PATH] [--only DEVICE:WxH ...]
@@ -167,6 +167,52 @@ def check_vt_switch(vm, vitrine, label, references):
            f"{label}: the player logged the switch and stopped on SIGTERM")
 
 
+def check_fades(vm, vitrine, label):
+    """Crossfades between a red and a blue photo, three seconds each: every screendump must be one mix over the
+    whole screen (a torn step would show the top half at one step and the bottom at another), and most of them
+    must catch a fade between its ends."""
+    os.makedirs(f"{vm.share}/fade/Fade", exist_ok=True)
+    red, blue = (230, 20, 20), (20, 40, 220)
+    for name, color in (("1-red.jpg", red), ("2-blue.jpg", blue)):
+        Image.new("RGB", (1600, 900), color).save(f"{vm.share}/fade/Fade/{name}", quality=95)
+    with open(f"{vm.share}/fade.json", "w") as f:
+        f.write('{"library": "/share/fade", "deviceTable": "%s/Config/devices.json", "interval": 0.5, '
+                '"transition": "fade", "transitionSeconds": 3, "controlSocket": "/tmp/fade.sock", '
+                '"display": {"backend": "drm"}}\n' % REPO)
+    vm.spawn("fades", f"exec {vitrine} play --config /share/fade.json")
+
+    def near(color, target, tolerance=12):
+        return all(abs(a - b) <= tolerance for a, b in zip(color, target))
+
+    def mixed(dump):
+        pixel = dump.convert("RGB").getpixel((10, 10))
+        return not near(pixel, red, 20) and not near(pixel, blue, 20) and pixel[0] + pixel[2] > 150
+
+    wait_for(vm, mixed, 60)
+    clean, between, worst = 0, 0, 0
+    for _ in range(8):
+        dump = vm.screendump().convert("RGB")
+        w, h = dump.size
+        top = ImageStat.Stat(dump.crop((0, 0, w, h // 2)))
+        bottom = ImageStat.Stat(dump.crop((0, h // 2, w, h)))
+        # One blend step everywhere: both halves have the same mean and no pixel strays from it.
+        spread = max(max(abs(hi - lo) for lo, hi in half.extrema) for half in (top, bottom))
+        gap = max(abs(a - b) for a, b in zip(top.mean, bottom.mean))
+        worst = max(worst, spread, gap)
+        if spread <= 6 and gap <= 2:
+            clean += 1
+        mean = tuple(round(v) for v in top.mean)
+        if not near(mean, red, 20) and not near(mean, blue, 20):
+            between += 1
+        time.sleep(0.37)
+    record(clean == 8 and between >= 4,
+           f"{label}: 8 screendumps during 3 s crossfades each show one clean blend ({clean} clean, worst spread "
+           f"{worst:.0f} levels; {between} caught between red and blue)")
+    status, output = vm.stop("fades")
+    if clean != 8 or between < 4 or status != 0:
+        print(output[-2000:])
+
+
 def run_panel(vitrine, device, w, h, tearing, hotplug=False, fbdev=False):
     label = f"{device} {w}x{h}"
     with vmlib.VM(device=device, width=w, height=h) as vm:
@@ -203,6 +249,9 @@ def run_panel(vitrine, device, w, h, tearing, hotplug=False, fbdev=False):
 
         if (device, w, h) == ("bochs", 800, 480):
             check_vt_switch(vm, vitrine, label, references)
+
+        if (w, h) == (1920, 1080):
+            check_fades(vm, vitrine, label)
 
         if tearing:
             play_config(share, 0.2)

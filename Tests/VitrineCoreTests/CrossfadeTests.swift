@@ -51,8 +51,15 @@ import VitrineCore
         let decode = player.handle(.indexed(category: "A", slides: slides, now: 0))
         let request = try #require(
             decode.compactMap { if case .decode(let request) = $0 { return request } else { return nil } }.first)
-        let shown = player.handle(
-            .decoded(request, try Frame(size: Size(width: 4, height: 4), budget: budget, purpose: "t"), now: 2))
-        #expect(shown.map(\.description).contains("arm 13.5"))
+        let frame = { () throws in try Frame(size: Size(width: 4, height: 4), budget: self.budget, purpose: "t") }
+        // The first slide comes up at once: nothing to fade from.
+        let shown = player.handle(.decoded(request, try frame(), now: 2))
+        #expect(shown.map(\.description).contains("arm 12.0"))
+        let prefetch = try #require(
+            shown.compactMap { if case .decode(let request) = $0 { return request } else { return nil } }.first)
+        _ = player.handle(.decoded(prefetch, try frame(), now: 3))
+        _ = player.handle(.flipDone(now: 2.02))
+        let next = player.handle(.timerFired(generation: player.timer.generation, now: 12))
+        #expect(next.map(\.description).contains("arm 23.5"))
     }
 }
