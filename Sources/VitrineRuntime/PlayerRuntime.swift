@@ -756,7 +756,7 @@ public final class PlayerRuntime {
         let reasons = player.timer.reasons
         let now = MonotonicClock.seconds()
         if let seconds = fadeSeconds, let from = onScreenFrame, from.size == frame.size, display.isPoweredOn,
-            !unplugged, !reasons.contains(.vtAway), !reasons.contains(.screenOff)
+            display.blendsCleanly, !unplugged, !reasons.contains(.vtAway), !reasons.contains(.screenOff)
         {
             var crossfade = Crossfade(started: now, duration: seconds)
             let weight = crossfade.nextWeight(at: now, frameTime: 1 / HeadlessDisplay.refreshRate)
