@@ -135,14 +135,7 @@ struct RenderCommand {
             for category in try library.categories() {
                 var slides = try library.slides(in: category)
                 if pairPortraits && canvas.width > canvas.height {
-                    slides = PortraitPairing.pair(slides) { slide in
-                        let size =
-                            slide.renditions.last?.size
-                            ?? slide.original.flatMap {
-                                try? headers.header(of: $0).displayedSize
-                            }
-                        return size.map(PortraitPairing.isPortrait) ?? false
-                    }
+                    slides = PortraitPairing.pair(slides) { try? headers.header(of: $0).displayedSize }
                 }
                 found += slides
             }
@@ -158,14 +151,13 @@ struct RenderCommand {
     ) -> Bool {
         do {
             let rendered = try renderer.render(slide, options: options)
-            var frame = rendered.frame
+            let frame = rendered.frame
             if let fade {
+                // Mixed in place: each pixel is read before it is written.
                 let from = try renderer.render(fade.from, options: options).frame
-                let mixed = try Frame(size: frame.size, budget: renderer.frames.budget, purpose: "the crossfade step")
                 FrameBlender.blend(
-                    from: from.pixels, to: frame.pixels, weight: fade.weight, into: mixed.pixels,
+                    from: from.pixels, to: frame.pixels, weight: fade.weight, into: frame.pixels,
                     count: frame.size.pixelCount)
-                frame = mixed
             }
             try FrameWriter.write(frame, to: output, format: format)
             let sources = zip(rendered.files, rendered.plans).map { file, plan in

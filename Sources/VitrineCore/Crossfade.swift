@@ -14,9 +14,13 @@ public struct Crossfade: Sendable, Equatable {
         self.duration = duration
     }
 
+    /// The time from painting a step to its vblank assumed when none is given: a frame at 60 Hz, the common rate;
+    /// the pace itself comes from the flips.
+    public static let frameTime = 1.0 / 60
+
     /// The incoming picture's share (1...256) for a step painted at `now` and shown at the next vblank,
     /// `frameTime` later; always more than the last step's. 256 is the last step: the new slide exactly.
-    public mutating func nextWeight(at now: Double, frameTime: Double) -> Int {
+    public mutating func nextWeight(at now: Double, frameTime: Double = Crossfade.frameTime) -> Int {
         let progress = duration > 0 ? (now + frameTime - started) / duration : 1
         var next = hurry ? Self.fullWeight : Int((progress * Double(Self.fullWeight)).rounded(.down))
         next = min(Self.fullWeight, max(weight + 1, next))

@@ -311,11 +311,6 @@ public struct Player {
         return "\(Self.label(active)): \(slide)\(position)"
     }
 
-    /// Crossfades turned off (or on) after start, by the display or a reload: the next slide's interval counts so.
-    public mutating func setTransitionSeconds(_ seconds: Double) {
-        options.transitionSeconds = seconds
-    }
-
     /// New settings (a reloaded config): the interval applies from the next slide; a new order re-reads the
     /// active category.
     public mutating func update(_ newOptions: Options) -> [Action] {

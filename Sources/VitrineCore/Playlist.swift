@@ -36,9 +36,7 @@ public struct Playlist: Sendable {
         case .name:
             return slides.sorted { NaturalOrder.less($0.id.name, $1.id.name) }
         case .newest:
-            return slides.sorted {
-                $0.timestamp != $1.timestamp ? $0.timestamp > $1.timestamp : NaturalOrder.less($0.id.name, $1.id.name)
-            }
+            return slides.sorted(by: Slide.newerFirst)
         case .shuffle:
             var shuffled = slides.sorted { NaturalOrder.less($0.id.name, $1.id.name) }.shuffled(using: &generator)
             if shuffled.count > 1, shuffled.first?.id == last { shuffled.swapAt(0, shuffled.count - 1) }

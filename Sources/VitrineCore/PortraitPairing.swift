@@ -20,6 +20,15 @@ public enum PortraitPairing {
         return result
     }
 
+    /// Pairs by the photos' upright sizes: a rendition's is in its name (renditions are stored upright), an
+    /// original's comes from `originalSize` (its header); a photo of unknown size stays alone.
+    public static func pair(_ slides: [Slide], originalSize: (String) -> Size?) -> [Slide] {
+        pair(slides) { slide in
+            let size = slide.renditions.last?.size ?? slide.original.flatMap(originalSize)
+            return size.map(isPortrait) ?? false
+        }
+    }
+
     /// Whether an upright size is portrait (taller than wide).
     public static func isPortrait(_ size: Size) -> Bool { size.height > size.width }
 }

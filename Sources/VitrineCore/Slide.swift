@@ -42,6 +42,11 @@ public struct Slide: Sendable, Equatable {
         return (original.map { [$0] } ?? []) + renditions.map(\.path)
     }
 
+    /// `newest` order: later capture first, then by name.
+    public static func newerFirst(_ a: Slide, _ b: Slide) -> Bool {
+        a.timestamp != b.timestamp ? a.timestamp > b.timestamp : NaturalOrder.less(a.id.name, b.id.name)
+    }
+
     /// The photos on screen, left to right; each carries its own name and files.
     public var photos: [Slide] { pair.isEmpty ? [self] : pair }
 }

@@ -48,9 +48,11 @@ public enum CaptionPainter {
                 let index = scanoutY * stride + scanoutX
                 let pixel = frame.pixels[index]
                 let keep = 255 - shade * 200 / 255
-                var channels = [pixel >> 16 & 0xFF, pixel >> 8 & 0xFF, pixel & 0xFF].map { $0 * keep / 255 }
-                channels = channels.map { ($0 * (255 - alpha) + 245 * alpha) / 255 }
-                frame.pixels[index] = channels[0] << 16 | channels[1] << 8 | channels[2]
+                func channel(_ shift: UInt32) -> UInt32 {
+                    let shaded = (pixel >> shift & 0xFF) * keep / 255
+                    return ((shaded * (255 - alpha) + 245 * alpha) / 255) << shift
+                }
+                frame.pixels[index] = channel(16) | channel(8) | channel(0)
             }
         }
         return box

@@ -8,7 +8,7 @@ import VitrineCore
 public enum FrameBlender {
     public static let fullWeight = 256
 
-    /// Blends `count` pixels.
+    /// Blends `count` pixels; `target` may be `from` or `to` (each pixel is read before it is written).
     public static func blend(
         from: UnsafePointer<UInt32>, to: UnsafePointer<UInt32>, weight: Int, into target: UnsafeMutablePointer<UInt32>,
         count: Int

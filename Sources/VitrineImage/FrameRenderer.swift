@@ -36,32 +36,37 @@ public final class FrameRenderer {
     public func render(_ path: String, options: RenderOptions, header: JPEGHeader? = nil) throws(ImageError)
         -> (frame: Frame, plan: DecodePlan)
     {
-        let file = try PhotoFile(path: path)
         let region = Placement.Rect(x: 0, y: 0, width: options.canvas.width, height: options.canvas.height)
-        let plan = try plan(file: file, options: options, region: region, known: header)
-        let decodeCharge = try chargeDecode(plan, options: options, region: region, path: path)
-        let scanout = options.rotation.scanoutSize(forCompose: options.canvas)
-        let frame: Frame
-        do { frame = try Frame(size: scanout, budget: budget, purpose: "a \(scanout) frame") } catch {
-            throw ImageError(file: path, reason: .overBudget(error))
+        return try render(path, options: options, header: header, region: region) { () throws(ImageError) in
+            try newFrame(options: options, for: path)
         }
-        try compose(file: file, plan: plan, options: options, region: region, into: frame)
-        // The decode's buffers are gone now; its charge is returned here, not before.
-        _ = decodeCharge.bytes
-        return (frame, plan)
     }
 
-    /// Renders a photo into `region` (canvas pixels) of an existing frame, as the photo's own canvas: one half of
-    /// a portrait pair. Pixels outside the region are left as they are.
+    /// Renders a photo into `region` (canvas pixels) of the frame `frame` gives, as the photo's own canvas (one
+    /// half of a portrait pair); pixels outside the region are left as they are. `frame` is asked for only once
+    /// the pixel cap and the budget have accepted the photo, so a first photo allocates nothing before that.
     public func render(
-        _ path: String, options: RenderOptions, header: JPEGHeader? = nil, into frame: Frame, region: Placement.Rect
-    ) throws(ImageError) -> DecodePlan {
+        _ path: String, options: RenderOptions, header: JPEGHeader? = nil, region: Placement.Rect,
+        frame: () throws(ImageError) -> Frame
+    ) throws(ImageError) -> (frame: Frame, plan: DecodePlan) {
         let file = try PhotoFile(path: path)
         let plan = try plan(file: file, options: options, region: region, known: header)
         let decodeCharge = try chargeDecode(plan, options: options, region: region, path: path)
-        try compose(file: file, plan: plan, options: options, region: region, into: frame)
+        let target = try frame()
+        try compose(file: file, plan: plan, options: options, region: region, into: target)
+        // The decode's buffers are gone now; its charge is returned here, not before.
         _ = decodeCharge.bytes
-        return plan
+        return (target, plan)
+    }
+
+    /// A frame of the scanout size, charged to the budget; refused in the name of `path`, the photo it is for.
+    public func newFrame(options: RenderOptions, for path: String) throws(ImageError) -> Frame {
+        let scanout = options.rotation.scanoutSize(forCompose: options.canvas)
+        do {
+            return try Frame(size: scanout, budget: budget, purpose: "a \(scanout) frame")
+        } catch {
+            throw ImageError(file: path, reason: .overBudget(error))
+        }
     }
 
     /// The plan for a photo placed in `region` of the canvas, after the checks that need no decoding.

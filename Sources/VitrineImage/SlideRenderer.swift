@@ -1,5 +1,11 @@
 import VitrineCore
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// Turns a slide into a frame the way the player shows it: the file picked for each photo, a portrait pair side by
 /// side, margins per the fit, and each photo's caption. One per thread (its FreeType face is not shared).
 public final class SlideRenderer {
@@ -44,7 +50,7 @@ public final class SlideRenderer {
                 return headers[path]?.displayedSize
             }
             guard let choice else {
-                let missing = FileError(path: photo.id.description, operation: "find its file", errno: 2)
+                let missing = FileError(path: photo.id.description, operation: "find its file", errno: ENOENT)
                 throw ImageError(file: photo.id.description, reason: .unreadable(missing))
             }
             // A rendition may have lost the EXIF date; the original's header, read to pick, still has it.
@@ -52,23 +58,21 @@ public final class SlideRenderer {
                 headers[choice.path]?.dateTimeOriginal ?? headers.values.lazy.compactMap(\.dateTimeOriginal).first
             picks.append((choice.path, headers[choice.path], date))
         }
-        let frame: Frame
+        // One frame for all the photos, made when the first has passed its checks.
+        var made: Frame?
         var plans: [DecodePlan] = []
-        if photos.count == 1, let only = picks.first {
-            let rendered = try frames.render(only.path, options: options, header: only.header)
-            frame = rendered.frame
+        for (pick, region) in zip(picks, regions) {
+            let rendered = try frames.render(pick.path, options: options, header: pick.header, region: region) {
+                () throws(ImageError) in
+                if let made { return made }
+                let frame = try frames.newFrame(options: options, for: pick.path)
+                made = frame
+                return frame
+            }
             plans.append(rendered.plan)
-        } else {
-            let scanout = options.rotation.scanoutSize(forCompose: options.canvas)
-            do {
-                frame = try Frame(size: scanout, budget: frames.budget, purpose: "a \(scanout) frame")
-            } catch {
-                throw ImageError(file: picks[0].path, reason: .overBudget(error))
-            }
-            for (pick, region) in zip(picks, regions) {
-                plans.append(
-                    try frames.render(pick.path, options: options, header: pick.header, into: frame, region: region))
-            }
+        }
+        guard let frame = made else {
+            throw ImageError(file: slide.id.description, reason: .malformed("the slide has no photo"))
         }
         if options.caption.content != .none {
             for ((photo, region), pick) in zip(zip(photos, regions), picks) {

@@ -26,36 +26,29 @@ struct CategoryIndexer {
                 return slide.files.isEmpty ? nil : slide
             }
         }
+        // Each header is read at most once per index, though dating and pairing both look at originals.
+        let renderer = FrameRenderer(budget: MemoryBudget(limit: 1 << 20))
+        var headers: [String: JPEGHeader?] = [:]
+        let header = { (path: String) -> JPEGHeader? in
+            if let known = headers[path] { return known }
+            let read = try? renderer.header(of: path)
+            headers[path] = read
+            return read
+        }
         if order == .newest {
-            let renderer = FrameRenderer(budget: MemoryBudget(limit: 1 << 20))
-            for index in slides.indices { slides[index].timestamp = Self.timestamp(of: slides[index], renderer) }
+            for index in slides.indices { slides[index].timestamp = Self.timestamp(of: slides[index], header: header) }
         }
         if pairPortraits {
             // Pairs are of photos next to each other in the show's order (shuffle shuffles the pairs).
-            if order == .newest {
-                slides.sort {
-                    $0.timestamp != $1.timestamp
-                        ? $0.timestamp > $1.timestamp : NaturalOrder.less($0.id.name, $1.id.name)
-                }
-            }
-            let renderer = FrameRenderer(budget: MemoryBudget(limit: 1 << 20))
-            slides = PortraitPairing.pair(slides) { slide in
-                Self.uprightSize(of: slide, renderer).map(PortraitPairing.isPortrait) ?? false
-            }
+            if order == .newest { slides.sort(by: Slide.newerFirst) }
+            slides = PortraitPairing.pair(slides) { header($0)?.displayedSize }
         }
         return slides
     }
 
-    /// A rendition's size is in its name (renditions are stored upright); an original's is in its header.
-    static func uprightSize(of slide: Slide, _ renderer: FrameRenderer) -> Size? {
-        if let largest = slide.renditions.last { return largest.size }
-        guard let original = slide.original else { return nil }
-        return try? renderer.header(of: original).displayedSize
-    }
-
-    static func timestamp(of slide: Slide, _ renderer: FrameRenderer) -> Double {
+    static func timestamp(of slide: Slide, header: (String) -> JPEGHeader?) -> Double {
         for file in slide.files {
-            if let text = try? renderer.header(of: file).dateTimeOriginal,
+            if let text = header(file)?.dateTimeOriginal,
                 let seconds = CaptureDate.seconds(fromEXIF: text)
             {
                 return seconds

@@ -110,7 +110,9 @@ public final class PlayerRuntime {
         }
         renderOptions = Self.renderOptions(settings, profile: profile)
         let frameBytes = profile.compose.xrgbByteCount ?? 0
-        let fades = Self.fadeSeconds(settings, profile: profile, budget: budget, log: log)
+        let fades = Self.fadeSeconds(
+            settings, profile: profile, budget: budget, blendsCleanly: opened.fbdev?.blendsCleanly ?? true,
+            screen: opened.description, log: log)
         let fadeFrames = fades == nil ? 0 : frameBytes
         let keepPrevious = budget.limit - needed - frameBytes - fadeFrames >= Self.progressiveReserve + frameBytes
         player = Player(
@@ -167,11 +169,6 @@ public final class PlayerRuntime {
         worker = DecodeWorker(
             budget: budget, options: renderOptions, wakeup: decodeWakeup,
             fontPath: settings.fontPath ?? TextRenderer.defaultFont)
-        if fadeSeconds != nil, !display.blendsCleanly {
-            log("crossfades off: \(opened.description) cannot change the picture in steps without tearing")
-            fadeSeconds = nil
-            player.setTransitionSeconds(0)
-        }
         screenDescription = opened.description
         profileNow = profile
         // VT switching matters only when Vitrine drives the screen itself and runs on a VT.
@@ -211,11 +208,16 @@ public final class PlayerRuntime {
     }
 
     /// The crossfade length, or nil for cuts: from the settings, else the profile; refused (with a log line) when
-    /// the budget has no room for the frames a fade holds.
-    static func fadeSeconds(_ settings: Settings, profile: DeviceProfile, budget: MemoryBudget, log: (String) -> Void)
-        -> Double?
-    {
+    /// the screen cannot change in steps without tearing or the budget has no room for the frames a fade holds.
+    static func fadeSeconds(
+        _ settings: Settings, profile: DeviceProfile, budget: MemoryBudget, blendsCleanly: Bool, screen: String,
+        log: (String) -> Void
+    ) -> Double? {
         guard (settings.transition ?? profile.transition) == .fade else { return nil }
+        guard blendsCleanly else {
+            log("crossfades off: \(screen) cannot change the picture in steps without tearing")
+            return nil
+        }
         let frameBytes = profile.compose.xrgbByteCount ?? Int.max / 4
         let needed = profile.minimumBudgetBytes + 2 * frameBytes + fadeDecodeRoom
         guard budget.limit >= needed else {
@@ -680,8 +682,9 @@ public final class PlayerRuntime {
         followSchedule()
         renderOptions = Self.renderOptions(settings, profile: profileNow)
         worker.setOptions(renderOptions)
-        fadeSeconds = Self.fadeSeconds(settings, profile: profileNow, budget: budget, log: log)
-        if !display.blendsCleanly { fadeSeconds = nil }
+        fadeSeconds = Self.fadeSeconds(
+            settings, profile: profileNow, budget: budget, blendsCleanly: display.blendsCleanly,
+            screen: screenDescription, log: log)
         if fadeSeconds == nil { onScreenFrame = nil }
         var options = player.options
         options.interval = settings.interval
@@ -751,34 +754,37 @@ public final class PlayerRuntime {
         }
     }
 
+    /// Whether the screen can show a fade now: on, ours, and flipping cleanly.
+    private var screenCanFade: Bool {
+        let reasons = player.timer.reasons
+        return display.isPoweredOn && display.blendsCleanly && !unplugged && !reasons.contains(.vtAway)
+            && !reasons.contains(.screenOff)
+    }
+
     /// A new slide: a crossfade from the one on screen when fades are on and the screen can show one, else a cut.
     private func present(_ frame: Frame, _ record: PresentRecord) {
-        let reasons = player.timer.reasons
-        let now = MonotonicClock.seconds()
-        if let seconds = fadeSeconds, let from = onScreenFrame, from.size == frame.size, display.isPoweredOn,
-            display.blendsCleanly, !unplugged, !reasons.contains(.vtAway), !reasons.contains(.screenOff)
-        {
-            var crossfade = Crossfade(started: now, duration: seconds)
-            let weight = crossfade.nextWeight(at: now, frameTime: 1 / HeadlessDisplay.refreshRate)
-            fade = (crossfade, from, frame, record)
-            fadeFirstShown = nil
-            display.show(
-                crossfade.isFinished ? .frame(frame, record) : .blend(from: from, to: frame, weight: weight, record))
+        fadeFirstShown = nil
+        if let seconds = fadeSeconds, let from = onScreenFrame, from.size == frame.size, screenCanFade {
+            fade = (Crossfade(started: MonotonicClock.seconds(), duration: seconds), from, frame, record)
+            showFadeStep(now: MonotonicClock.seconds())
         } else {
             display.show(.frame(frame, record))
         }
         if fadeSeconds != nil { onScreenFrame = frame }
     }
 
-    /// A fade step reached the screen: paint the next (the last one is the new slide itself).
+    /// A fade step reached the screen: paint the next, or at once the last when the viewer already asked for
+    /// another slide or the screen went away.
     private func continueFade(now: Double) {
-        guard var current = fade else { return }
         if fadeFirstShown == nil { fadeFirstShown = now }
-        let reasons = player.timer.reasons
-        if player.hasPictureWaiting || !display.isPoweredOn || unplugged || reasons.contains(.vtAway) {
-            current.crossfade.finishNow()
-        }
-        let weight = current.crossfade.nextWeight(at: now, frameTime: 1 / HeadlessDisplay.refreshRate)
+        if player.hasPictureWaiting || !screenCanFade { fade?.crossfade.finishNow() }
+        showFadeStep(now: now)
+    }
+
+    /// Paints the fade's next step (the last one is the new slide itself).
+    private func showFadeStep(now: Double) {
+        guard var current = fade else { return }
+        let weight = current.crossfade.nextWeight(at: now)
         fade = current
         if current.crossfade.isFinished {
             display.show(.frame(current.to, current.record))
@@ -877,7 +883,6 @@ public final class PlayerRuntime {
         let mib = { (bytes: Int) in JSONText.number(Double(bytes) / 1_048_576) }
         // With a crossfade the change becomes visible at its first step.
         let visible = fadeFirstShown ?? now
-        fadeFirstShown = nil
         let latency = advanceDeadline.map { "\(JSONText.number((visible - $0) * 1000)) ms" } ?? "-"
         let decode = record.decodeMilliseconds.map { "\(JSONText.number($0)) ms" } ?? "-"
         log(
