@@ -12,12 +12,16 @@ mountpoint -q /dev || mount -t devtmpfs devtmpfs /dev
 mkdir -p /dev/pts /share
 mount -t devpts devpts /dev/pts
 # The guest's own /tmp is a tmpfs (sockets, and files that must outlive a suspend, stay off 9p), but a checkout
-# under the host's /tmp (CI clones there) must still be found at its path: each host entry stays as a symlink.
+# under the host's /tmp (CI may clone there), this script's own, must still be found at its path: a symlink
+# through a bind mount of the host's /tmp. One link, not one per host entry: each `ln` costs a fork under TCG.
 mkdir -p /host-tmp && mount --bind /tmp /host-tmp
 for dir in /dev/shm /run /tmp /var/tmp /var/lib/udev /root; do mkdir -p "$dir" && mount -t tmpfs tmpfs "$dir"; done
-shopt -s nullglob dotglob
-for entry in /host-tmp/*; do ln -s "$entry" "/tmp/${entry##*/}"; done
-shopt -u nullglob dotglob
+case $0 in
+/tmp/*/*)
+    checkout=${0#/tmp/}
+    ln -s "/host-tmp/${checkout%%/*}" "/tmp/${checkout%%/*}"
+    ;;
+esac
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 share /share
 mkfifo /run/agent.idle && exec 3<>/run/agent.idle
 
