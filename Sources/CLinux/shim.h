@@ -84,6 +84,26 @@ static inline int vitrine_unix_connect_or_bind(int fd, const char *path, int bin
     return bind_it ? bind(fd, (struct sockaddr *)&address, size) : connect(fd, (struct sockaddr *)&address, size);
 }
 
+/* One sd_notify(3) datagram to $NOTIFY_SOCKET: a path, or "@name" for the abstract namespace (no terminating NUL
+ * is part of an abstract address). MSG_NOSIGNAL: a vanished manager must not kill the player with SIGPIPE. */
+static inline ssize_t vitrine_unix_send_datagram(int fd, const char *path, const void *bytes, size_t count) {
+    struct sockaddr_un address = {0};
+    address.sun_family = AF_UNIX;
+    size_t length = strlen(path);
+    if (length == 0 || length >= sizeof address.sun_path) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    memcpy(address.sun_path, path, length);
+    socklen_t size = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + length);
+    if (path[0] == '@') {
+        address.sun_path[0] = 0;
+    } else {
+        size += 1;
+    }
+    return sendto(fd, bytes, count, MSG_NOSIGNAL, (struct sockaddr *)&address, size);
+}
+
 /* ioctl is variadic, which Swift cannot call. */
 static inline int vitrine_ioctl_pointer(int fd, unsigned long request, void *argument) {
     return ioctl(fd, request, argument);

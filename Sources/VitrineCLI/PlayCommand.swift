@@ -40,7 +40,7 @@ struct PlayCommand {
             context = try ConfigContext.load(explicit: parsed.value("--config"))
             table = try context.deviceTable(explicit: nil)
         } catch {
-            console.error("vitrine play: \(error)\n")
+            console.error(Self.errorLine("\(error)"))
             return 1
         }
         var settings = context.settings
@@ -81,12 +81,16 @@ struct PlayCommand {
             controlPath: parsed.value("--control") ?? settings.controlSocket)
         let console = self.console
         do {
-            let runtime = try PlayerRuntime(configuration: configuration) { line in console.error("vitrine: \(line)\n")
-            }
+            let runtime = try PlayerRuntime(configuration: configuration, log: EventLog { console.error($0) })
             return runtime.run()
         } catch {
-            console.error("vitrine play: \(error)\n")
+            console.error(Self.errorLine("\(error)"))
             return 1
         }
+    }
+
+    /// A refusal to start; under systemd it carries the error priority so the journal shows it in red.
+    static func errorLine(_ message: String) -> String {
+        EventLog.standardErrorIsJournal() ? "<3>vitrine play: \(message)\n" : "vitrine play: \(message)\n"
     }
 }

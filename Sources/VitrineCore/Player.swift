@@ -81,6 +81,8 @@ public struct Player {
         /// A key bound to quit was pressed.
         case quit
         case log(String)
+        /// Something the user should fix (a broken photo, a missing category): said once per file, at warning level.
+        case warn(String)
 
         public var description: String {
             switch self {
@@ -96,6 +98,7 @@ public struct Player {
             case .announce(let text): return "announce \(text)"
             case .quit: return "quit"
             case .log(let line): return "log \(line)"
+            case .warn(let line): return "warn \(line)"
             }
         }
     }
@@ -157,7 +160,7 @@ public struct Player {
                 if names.contains(wanted) {
                     first = wanted
                 } else {
-                    actions.append(.log("start category \"\(wanted)\" not found; starting with \(Self.label(first))"))
+                    actions.append(.warn("start category \"\(wanted)\" not found; starting with \(Self.label(first))"))
                 }
             }
             guard let first else {
@@ -177,7 +180,7 @@ public struct Player {
         case .indexFailed(let category, let message, _):
             guard category == active else { return [] }
             playlist = Playlist(slides: [], order: options.order)
-            return [.log("cannot read category \(Self.label(category)): \(message)")]
+            return [.warn("cannot read category \(Self.label(category)): \(message)")]
         case .timerFired(let fired, let now):
             guard timer.expire(generation: fired, now: now), var playlist else { return [] }
             let next = playlist.next()
@@ -196,7 +199,7 @@ public struct Player {
             let id = request.slide.id
             inFlight[id] = nil
             playlist?.markBroken(id)
-            var actions: [Action] = [.log("skipped \(message)")]
+            var actions: [Action] = [.warn("skipped \(message)")]
             if id == wanted {
                 wanted = nil
                 if let next = playlist?.next(after: id), next != onScreen {

@@ -33,6 +33,10 @@ public struct Settings: Sendable, Equatable {
     /// What each photo's caption says and where; `locale` nil means the date style of `$LC_ALL`/`$LC_TIME`/`$LANG`.
     public var caption = CaptionStyle()
     public var locale: DateStyle?
+    /// A Prometheus textfile the player keeps up to date (for node_exporter's textfile collector); nil for none.
+    public var metricsFile: String?
+    /// Seconds between rewrites of `metricsFile`.
+    public var metricsInterval: Double = 15
 
     public init() {}
 
@@ -40,6 +44,7 @@ public struct Settings: Sendable, Equatable {
         "library", "deviceTable", "interval", "order", "fit", "background", "startCategory", "pauseOnInput",
         "memoryBudgetMiB", "maxMegapixels", "display", "controlSocket", "keys", "screenSchedule", "fontPath",
         "transition", "transitionSeconds", "pairPortraits", "caption", "captionPosition", "captionSize", "locale",
+        "metricsFile", "metricsInterval",
     ]
 
     /// Loads a config file and resolves its relative paths against the file's folder.
@@ -56,6 +61,7 @@ public struct Settings: Sendable, Equatable {
         settings.deviceTable = FileBytes.resolve(settings.deviceTable, relativeTo: base)
         settings.controlSocket = settings.controlSocket.map { FileBytes.resolve($0, relativeTo: base) }
         settings.fontPath = settings.fontPath.map { FileBytes.resolve($0, relativeTo: base) }
+        settings.metricsFile = settings.metricsFile.map { FileBytes.resolve($0, relativeTo: base) }
         return settings
     }
 
@@ -103,6 +109,13 @@ public struct Settings: Sendable, Equatable {
             try object.choice("captionPosition", as: CaptionStyle.Position.self) ?? settings.caption.position
         settings.caption.size = try object.number("captionSize", in: 0.01...0.25) ?? settings.caption.size
         settings.locale = try object.choice("locale", as: DateStyle.self)
+        if let metrics = try object.string("metricsFile") {
+            guard !metrics.isEmpty, !metrics.hasSuffix("/") else {
+                throw object.failure("metricsFile", "\"\(metrics)\" is not a file path (expected e.g. vitrine.prom)")
+            }
+            settings.metricsFile = metrics
+        }
+        settings.metricsInterval = try object.number("metricsInterval", in: 1...3600) ?? settings.metricsInterval
         if let keys = try object.object("keys") {
             settings.keys = try KeyMap.parse(keys)
         }

@@ -14,6 +14,7 @@ import VitrineImage
 public final class PlayerRuntime {
     enum Token: UInt64 {
         case timer = 1, signals, decodes, library, vblank, control, schedule, hotplug, input, inputHold, banner
+        case watchdog, metrics
     }
 
     /// Client tokens start here, plus the client's descriptor.
@@ -25,7 +26,14 @@ public final class PlayerRuntime {
     static let lateExpiry = 1.5
 
     private var configuration: PlayConfiguration
-    private let log: (String) -> Void
+    private let log: EventLog
+    /// The service manager (systemd), when one started the player and listens.
+    private let notifier: ServiceNotifier?
+    private var toldReady = false
+    private let watchdogTimer: MonotonicTimer
+    private let metricsTimer: MonotonicTimer
+    private let metricsWriter: MetricsWriter?
+    private var figures = MetricsWriter.Figures()
     private let library: Library
     private let profile: DeviceProfile
     public let budget: MemoryBudget
@@ -91,12 +99,14 @@ public final class PlayerRuntime {
 
     /// Sets everything up; a problem the user must fix (budget too small, socket in use, library missing) is
     /// thrown as one line.
-    public init(configuration: PlayConfiguration, log: @escaping (String) -> Void) throws(PlayError) {
+    public init(configuration: PlayConfiguration, log: EventLog) throws(PlayError) {
         self.configuration = configuration
         self.log = log
         let settings = configuration.settings
         library = Library(root: settings.library)
-        let opened = try Self.openDisplay(configuration, log: log)
+        let notifier = ServiceNotifier.fromEnvironment()
+        self.notifier = notifier
+        let opened = try Self.openDisplay(configuration, log: log, notifier: notifier)
         profile = opened.profile
         let budgetMiB = settings.memoryBudgetMiB ?? profile.memoryBudgetMiB
         budget = MemoryBudget(limit: budgetMiB << 20)
@@ -126,7 +136,7 @@ public final class PlayerRuntime {
                 fontPath: settings.fontPath ?? TextRenderer.defaultFont,
                 pixelHeight: max(12, profile.compose.height / 16))
         } catch {
-            log("no on-screen text (\(error)); banners go to the log only")
+            log(.warning, "no on-screen text (\(error)); banners go to the log only")
             text = nil
         }
         gestures = GestureRecognizer(
@@ -147,7 +157,8 @@ public final class PlayerRuntime {
             if let fbdev = opened.fbdev {
                 display = fbdev
             } else if let device = opened.device, let connector = opened.connector, let mode = opened.mode {
-                display = try DRMDisplay(device: device, connector: connector, mode: mode, budget: budget, log: log)
+                display = try DRMDisplay(
+                    device: device, connector: connector, mode: mode, budget: budget, log: { log($0) })
             } else {
                 do {
                     display = try HeadlessDisplay(size: profile.scanout, budget: budget, snapshots: snapshots)
@@ -159,6 +170,8 @@ public final class PlayerRuntime {
             scheduleTimer = try WallClockTimer()
             inputHoldTimer = try MonotonicTimer()
             bannerTimer = try MonotonicTimer()
+            watchdogTimer = try MonotonicTimer()
+            metricsTimer = try MonotonicTimer()
         } catch let error as RuntimeError {
             throw PlayError("\(error)")
         } catch let error as PlayError {
@@ -171,6 +184,9 @@ public final class PlayerRuntime {
             fontPath: settings.fontPath ?? TextRenderer.defaultFont)
         screenDescription = opened.description
         profileNow = profile
+        metricsWriter = settings.metricsFile.map { MetricsWriter(path: $0) }
+        figures.budgetLimitBytes = budget.limit
+        figures.startTime = WallClock.seconds()
         // VT switching matters only when Vitrine drives the screen itself and runs on a VT.
         if display is DRMDisplay || display is FbdevDisplay {
             terminal = VirtualTerminal()
@@ -181,9 +197,9 @@ public final class PlayerRuntime {
             do {
                 let source = try InputSource()
                 input = source
-                if let problem = source.permissionProblem() { log(problem) }
+                if let problem = source.permissionProblem() { log(.warning, problem) }
             } catch {
-                log("keys and touch will not work: \(error)")
+                log(.warning, "keys and touch will not work: \(error)")
             }
         }
         // Hotplug matters only for a real screen; without udev the show still runs, it just cannot follow plugs.
@@ -191,7 +207,7 @@ public final class PlayerRuntime {
             do {
                 hotplug = try HotplugMonitor()
             } catch {
-                log("screens plugged in or out will not be noticed: \(error)")
+                log(.warning, "screens plugged in or out will not be noticed: \(error)")
                 hotplug = nil
             }
         } else {
@@ -211,11 +227,11 @@ public final class PlayerRuntime {
     /// the screen cannot change in steps without tearing or the budget has no room for the frames a fade holds.
     static func fadeSeconds(
         _ settings: Settings, profile: DeviceProfile, budget: MemoryBudget, blendsCleanly: Bool, screen: String,
-        log: (String) -> Void
+        log: EventLog
     ) -> Double? {
         guard (settings.transition ?? profile.transition) == .fade else { return nil }
         guard blendsCleanly else {
-            log("crossfades off: \(screen) cannot change the picture in steps without tearing")
+            log(.notice, "crossfades off: \(screen) cannot change the picture in steps without tearing")
             return nil
         }
         let frameBytes = profile.compose.xrgbByteCount ?? Int.max / 4
@@ -251,7 +267,8 @@ public final class PlayerRuntime {
 
     /// Finds the screen and its profile. DRM work here only probes (and takes master); buffers come later, once
     /// the budget is known.
-    static func openDisplay(_ configuration: PlayConfiguration, log: (String) -> Void) throws(PlayError)
+    static func openDisplay(_ configuration: PlayConfiguration, log: EventLog, notifier: ServiceNotifier?)
+        throws(PlayError)
         -> OpenedDisplay
     {
         let table = configuration.deviceTable
@@ -264,34 +281,37 @@ public final class PlayerRuntime {
         case .headless(let size):
             return headless(size)
         case .drm(let path):
-            return try openDRMWaiting(path: path ?? settings.display.device, settings: settings, table: table, log: log)
+            return try openDRMWaiting(
+                path: path ?? settings.display.device, settings: settings, table: table, log: log, notifier: notifier)
         case .fbdev(let path):
             return try openFbdev(path: path, table: table)
         case .auto:
             let drmProblem: PlayError
             do {
-                return try openDRMWaiting(path: settings.display.device, settings: settings, table: table, log: log)
+                return try openDRMWaiting(
+                    path: settings.display.device, settings: settings, table: table, log: log, notifier: notifier)
             } catch {
                 drmProblem = error
             }
             if FileBytes.exists("/dev/fb0") {
                 do {
                     let opened = try openFbdev(path: nil, table: table)
-                    log("no DRM screen (\(drmProblem)); using \(opened.description)")
+                    log(.warning, "no DRM screen (\(drmProblem)); using \(opened.description)")
                     return opened
                 } catch {
-                    log("no fbdev screen either: \(error)")
+                    log(.warning, "no fbdev screen either: \(error)")
                 }
             }
             let size = settings.display.headlessSize
             log(
+                .warning,
                 "no DRM screen (\(drmProblem)); using the headless display at \(size): frames stay in memory"
                     + (configuration.snapshots.map { " and go to \($0)/" } ?? " (--snapshots DIR writes them)"))
             return headless(size)
         }
     }
 
-    static func openDRM(path: String?, settings: Settings, table: DeviceTable, log: (String) -> Void) throws(PlayError)
+    static func openDRM(path: String?, settings: Settings, table: DeviceTable, log: EventLog) throws(PlayError)
         -> OpenedDisplay
     {
         let candidates = path.map { [$0] } ?? DRMDevice.cardPaths()
@@ -361,9 +381,9 @@ public final class PlayerRuntime {
 
     /// Like `openDRM`, but when the cards are there and no screen is connected yet (a kiosk that boots before its
     /// TV is on), waits for a hotplug event, blocked in poll(2), and tries again.
-    static func openDRMWaiting(path: String?, settings: Settings, table: DeviceTable, log: (String) -> Void)
-        throws(PlayError) -> OpenedDisplay
-    {
+    static func openDRMWaiting(
+        path: String?, settings: Settings, table: DeviceTable, log: EventLog, notifier: ServiceNotifier?
+    ) throws(PlayError) -> OpenedDisplay {
         // Made before the first look, so a screen plugged in meanwhile is not missed.
         let monitor = try? HotplugMonitor()
         var announced = false
@@ -373,11 +393,17 @@ public final class PlayerRuntime {
             } catch {
                 guard error.nothingConnected, let monitor else { throw error }
                 if !announced {
-                    log("no screen is connected (\(error)); waiting for one to be plugged in")
+                    log(.notice, "no screen is connected (\(error)); waiting for one to be plugged in")
+                    // Waiting for a screen is the service working as meant, not a start that hangs.
+                    notifier?.send("READY=1\nSTATUS=waiting for a screen to be plugged in")
                     announced = true
                 }
                 var ready = pollfd(fd: monitor.descriptor, events: Int16(POLLIN), revents: 0)
-                _ = poll(&ready, 1, -1)
+                let timeout = notifier?.watchdogInterval.map { Int32(min($0 * 1000, 3_600_000)) } ?? -1
+                if poll(&ready, 1, timeout) == 0 {
+                    notifier?.send("WATCHDOG=1")
+                    continue
+                }
                 _ = monitor.takeChanges()
             }
         }
@@ -404,8 +430,10 @@ public final class PlayerRuntime {
             if let input { try loop.add(input.descriptor, token: Token.input.rawValue) }
             try loop.add(inputHoldTimer.descriptor, token: Token.inputHold.rawValue)
             try loop.add(bannerTimer.descriptor, token: Token.banner.rawValue)
+            try loop.add(watchdogTimer.descriptor, token: Token.watchdog.rawValue)
+            try loop.add(metricsTimer.descriptor, token: Token.metrics.rawValue)
         } catch {
-            log("\(error)")
+            log(.error, "\(error)")
             return 1
         }
         worker.start()
@@ -416,6 +444,9 @@ public final class PlayerRuntime {
         if let snapshots = display.snapshots { log("presented frames go to \(snapshots.directory)/") }
         send(.start(categories: readCategories(), now: MonotonicClock.seconds()))
         followSchedule()
+        // The pings come from this loop, so a player stuck anywhere in it is restarted by the service manager.
+        if notifier?.watchdogInterval != nil { watchdogTimer.arm(at: MonotonicClock.seconds()) }
+        if metricsWriter != nil { metricsTimer.arm(at: MonotonicClock.seconds()) }
         while exitStatus == nil {
             let ready = loop.wait()
             // Before anything that woke us: a deadline that passed while the system slept must not advance the show.
@@ -431,6 +462,8 @@ public final class PlayerRuntime {
     }
 
     private func shutdown() {
+        notifier?.send("STOPPING=1")
+        writeMetrics()
         worker.stop()
         display.close()
         terminal?.close()
@@ -477,6 +510,15 @@ public final class PlayerRuntime {
             if inputHoldTimer.acknowledge() { send(.inputHoldEnded(now: now)) }
         case .banner:
             if bannerTimer.acknowledge() { banner = nil }
+        case .watchdog:
+            watchdogTimer.acknowledge()
+            guard let notifier, let interval = notifier.watchdogInterval else { return }
+            notifier.send("WATCHDOG=1")
+            watchdogTimer.arm(at: now + interval)
+        case .metrics:
+            metricsTimer.acknowledge()
+            writeMetrics()
+            metricsTimer.arm(at: now + configuration.settings.metricsInterval)
         case .control:
             guard let control else { return }
             for client in control.accept() {
@@ -492,7 +534,7 @@ public final class PlayerRuntime {
     private func handleSignal(_ signal: Int32, now: Double) {
         switch signal {
         case SIGTERM, SIGINT:
-            log("stopping (signal \(signal))")
+            log(.notice, "stopping (signal \(signal))")
             exitStatus = 0
         case SIGHUP:
             reload(now: now)
@@ -584,7 +626,7 @@ public final class PlayerRuntime {
         guard connector.connected, let mode = connector.preferredMode else {
             guard !unplugged else { return }
             unplugged = true
-            log("\(connector.name) disconnected; the show waits for it")
+            log(.warning, "\(connector.name) disconnected; the show waits for it")
             send(.hold(.screenOff, now: now))
             return
         }
@@ -599,7 +641,7 @@ public final class PlayerRuntime {
             do {
                 try drm.reconfigure(to: mode)
             } catch {
-                log("cannot drive \(connector.name) at \(mode): \(error)")
+                log(.error, "cannot drive \(connector.name) at \(mode): \(error)")
                 return
             }
             profileNow = profile
@@ -671,7 +713,7 @@ public final class PlayerRuntime {
         do {
             settings = try Settings.load(path: path)
         } catch {
-            log("config reload refused, keeping the running settings: \(error)")
+            log(.error, "config reload refused, keeping the running settings: \(error)")
             return
         }
         if settings.library != configuration.settings.library {
@@ -690,6 +732,7 @@ public final class PlayerRuntime {
         options.interval = settings.interval
         options.order = settings.order
         options.transitionSeconds = fadeSeconds ?? 0
+        log.forgetWarnings()
         log("config reloaded from \(path)")
         perform(player.update(options))
         // Pairs are made when a category is indexed: index the active one again.
@@ -751,6 +794,8 @@ public final class PlayerRuntime {
             }
         case .log(let line):
             log(line)
+        case .warn(let line):
+            log(.warning, line)
         }
     }
 
@@ -797,7 +842,7 @@ public final class PlayerRuntime {
         do {
             categoryList = try library.categories()
         } catch {
-            log("\(error)")
+            log(.error, "\(error)")
             categoryList = []
         }
         return categoryList.map(\.name)
@@ -823,8 +868,10 @@ public final class PlayerRuntime {
         switch outcome.result {
         case .success(let frame):
             decodes[outcome.request.slide.id] = (outcome.file, outcome.seconds * 1000)
+            figures.recordDecode(seconds: outcome.seconds)
             send(.decoded(outcome.request, frame, now: now))
         case .failure(let error):
+            figures.filesSkipped += 1
             send(.decodeFailed(outcome.request, message: "\(error)", now: now))
         }
     }
@@ -857,6 +904,10 @@ public final class PlayerRuntime {
 
     private func vblank() {
         let (shown, now) = display.handleEvents()
+        if shown != nil && !toldReady {
+            toldReady = true
+            notifier?.send("READY=1\nSTATUS=playing \(library.root) on \(screenDescription)")
+        }
         if case .blend = shown {
             continueFade(now: now)
             return
@@ -870,12 +921,29 @@ public final class PlayerRuntime {
         // The new picture carries no text; the banner or pause sign is painted again over it.
         overlayShown = nil
         presentedCount += 1
+        figures.slidesShown += 1
+        figures.lastSlideTime = WallClock.seconds()
         if configuration.stats { logStats(record, now: now) }
         advanceDeadline = nil
         send(.flipDone(now: now))
         if let limit = configuration.exitAfter, presentedCount >= limit {
             log("presented \(presentedCount) slides; exiting as asked")
             exitStatus = 0
+        }
+    }
+
+    /// Rewrites the metrics file (when one is configured) with the figures as they are now.
+    private func writeMetrics() {
+        guard let metricsWriter else { return }
+        figures.residentBytes = ProcessMemory.residentBytes()
+        figures.budgetUsedBytes = budget.used
+        figures.pauseReasons = player.timer.reasons
+        figures.screenOn = display.isPoweredOn && !player.timer.reasons.contains(.screenOff)
+        figures.screenConnected = !unplugged
+        do {
+            try metricsWriter.write(figures)
+        } catch {
+            log(.warning, "\(error)")
         }
     }
 
@@ -906,7 +974,7 @@ public final class PlayerRuntime {
             current = try CategoryIndexer(library: library, pairPortraits: pairsPortraits).slides(
                 of: category, order: player.options.order, excluding: watcher.beingWritten)
         } catch {
-            log("\(error)")
+            log(.error, "\(error)")
             return
         }
         let known = Dictionary(playlist.round.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })

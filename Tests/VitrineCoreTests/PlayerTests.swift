@@ -137,7 +137,7 @@ import VitrineCore
         var (player, prefetch) = try started()
         _ = player.handle(.flipDone(now: 0))
         let failed = player.handle(.decodeFailed(prefetch, message: "/lib/A/b.jpg: empty file (0 bytes)", now: 1))
-        #expect(Self.text(failed) == ["log skipped /lib/A/b.jpg: empty file (0 bytes)", "decode prefetch A/c"])
+        #expect(Self.text(failed) == ["warn skipped /lib/A/b.jpg: empty file (0 bytes)", "decode prefetch A/c"])
         let prefetchC = try #require(Self.requests(failed).first)
         _ = player.handle(.decoded(prefetchC, try frame(), now: 2))
         let advance = player.handle(.timerFired(generation: player.timer.generation, now: 10))
