@@ -119,4 +119,73 @@ static inline unsigned int vitrine_jpeg_output_width(const vitrine_jpeg *self) {
 static inline unsigned int vitrine_jpeg_output_height(const vitrine_jpeg *self) { return self->info.output_height; }
 static inline int vitrine_jpeg_row_batch(const vitrine_jpeg *self) { return self->info.rec_outbuf_height; }
 
+/* Encodes width x height BGRX pixels (rows `stride` bytes apart) as a baseline JPEG (4:2:0, optimised Huffman
+ * tables, still baseline) into `descriptor`, which stays the caller's. The compress object lives and dies in this
+ * one C frame, so an error's longjmp never crosses Swift. Returns 0, or -1 with `message` (JMSG_LENGTH_MAX bytes). */
+typedef struct vitrine_jpeg_encoder {
+    struct jpeg_compress_struct info;
+    struct jpeg_error_mgr errors;
+    jmp_buf recovery;
+    char *message;
+} vitrine_jpeg_encoder;
+
+static void vitrine_jpeg_encode_error_exit(j_common_ptr info) {
+    vitrine_jpeg_encoder *self = (vitrine_jpeg_encoder *)info->client_data;
+    (*info->err->format_message)(info, self->message);
+    longjmp(self->recovery, 1);
+}
+
+static inline int vitrine_jpeg_encode(int descriptor, const unsigned char *pixels, unsigned int width,
+                                      unsigned int height, size_t stride, int quality, char *message) {
+    vitrine_jpeg_encoder *self = (vitrine_jpeg_encoder *)calloc(1, sizeof(vitrine_jpeg_encoder));
+    if (self == NULL) {
+        snprintf(message, JMSG_LENGTH_MAX, "out of memory");
+        return -1;
+    }
+    self->message = message;
+    FILE *volatile file = NULL;
+    volatile int created = 0;
+    volatile int status = -1;
+    if (setjmp(self->recovery) == 0) {
+        self->info.err = jpeg_std_error(&self->errors);
+        self->errors.error_exit = vitrine_jpeg_encode_error_exit;
+        jpeg_create_compress(&self->info);
+        created = 1;
+        self->info.client_data = self;
+        int copy = dup(descriptor);
+        file = copy >= 0 ? fdopen(copy, "wb") : NULL;
+        if (file == NULL) {
+            if (copy >= 0) {
+                close(copy);
+            }
+            snprintf(message, JMSG_LENGTH_MAX, "cannot open the file for encoding");
+        } else {
+            jpeg_stdio_dest(&self->info, file);
+            self->info.image_width = width;
+            self->info.image_height = height;
+            self->info.input_components = 4;
+            self->info.in_color_space = JCS_EXT_BGRX;
+            jpeg_set_defaults(&self->info);
+            jpeg_set_quality(&self->info, quality, TRUE);
+            self->info.optimize_coding = TRUE;
+            jpeg_start_compress(&self->info, TRUE);
+            while (self->info.next_scanline < height) {
+                JSAMPROW row = (JSAMPROW)(pixels + (size_t)self->info.next_scanline * stride);
+                jpeg_write_scanlines(&self->info, &row, 1);
+            }
+            jpeg_finish_compress(&self->info);
+            status = 0;
+        }
+    }
+    if (created) {
+        jpeg_destroy_compress(&self->info);
+    }
+    if (file != NULL && fclose(file) != 0 && status == 0) {
+        snprintf(message, JMSG_LENGTH_MAX, "cannot write the file");
+        status = -1;
+    }
+    free(self);
+    return status;
+}
+
 #endif

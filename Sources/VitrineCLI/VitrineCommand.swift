@@ -15,6 +15,8 @@ public enum VitrineCommand {
         ("render", "render a photo (or a library) to panel-sized image files"),
         ("probe", "show the device profile chosen for a panel"),
         ("bench", "time decode-to-frame for photos and report peak memory"),
+        ("renditions", "write the renditions the device profiles pick, beside each photo"),
+        ("check-config", "validate config and device-table files and explain them"),
     ]
 
     static var usage: String {
@@ -54,6 +56,8 @@ public enum VitrineCommand {
                 return try ProbeCommand(console: console).run(rest)
             case "bench":
                 return try BenchCommand(console: console).run(rest)
+            case "renditions":
+                return try RenditionsCommand(console: console).run(rest)
             default:
                 throw UsageError(command: "", message: "unknown subcommand '\(first)'")
             }

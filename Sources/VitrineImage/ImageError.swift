@@ -13,6 +13,9 @@ public struct ImageError: Error, Equatable, Sendable, CustomStringConvertible {
         case overBudget(MemoryBudget.Exceeded)
         /// libjpeg-turbo's own message: corrupt or truncated entropy data, including its warnings.
         case decodeFailed(String)
+        /// A rendition could not be written (the file names the rendition, the error what failed).
+        case cannotWrite(FileError)
+        case encodeFailed(String)
     }
 
     public var file: String
@@ -39,6 +42,8 @@ public struct ImageError: Error, Equatable, Sendable, CustomStringConvertible {
                 "refused: \(exceeded); a smaller rendition beside it (NAME@WxH.jpg, which `vitrine renditions` makes) "
                 + "avoids this"
         case .decodeFailed(let message): return "cannot decode: \(message)"
+        case .cannotWrite(let error): return "cannot \(error.operation): \(error.reason)"
+        case .encodeFailed(let message): return "cannot encode: \(message)"
         }
     }
 

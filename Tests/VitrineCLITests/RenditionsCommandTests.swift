@@ -1,0 +1,182 @@
+import Testing
+import VitrineCore
+import VitrineImage
+import VitrineTestSupport
+
+@testable import VitrineCLI
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// `vitrine renditions` on a library made here: what it writes, that the player then reads those files, and that
+/// a second run writes nothing.
+@Suite(.serialized) struct RenditionsCommandTests {
+    let folder: TemporaryFolder
+    let library: String
+
+    init() throws {
+        folder = try TemporaryFolder()
+        library = "\(folder.path)/library"
+        // Stored 1000x600 with red on the left and blue on the right, EXIF orientation 6: upright it is 600x1000
+        // with red on top.
+        let stored = Size(width: 1000, height: 600)
+        var halves: [UInt8] = []
+        for _ in 0..<stored.height {
+            for x in 0..<stored.width {
+                let color = x < stored.width / 2 ? JPEGFixture.red : JPEGFixture.blue
+                halves += [color.red, color.green, color.blue]
+            }
+        }
+        try folder.write(
+            "library/Trips/tall.jpg",
+            JPEGFixture.inserting(
+                JPEGFixture.exifSegment(orientation: 6), into: try JPEGFixture.encode(rgb: halves, size: stored)))
+        let wide = Size(width: 2400, height: 1440)
+        try folder.write(
+            "library/Trips/wide.JPG",
+            try JPEGFixture.encode(rgb: JPEGFixture.solid(JPEGFixture.green, size: wide), size: wide))
+        let small = Size(width: 200, height: 120)
+        try folder.write(
+            "library/small.jpg",
+            try JPEGFixture.encode(rgb: JPEGFixture.solid(JPEGFixture.yellow, size: small), size: small))
+        try folder.write("library/Trips/broken.jpg", Array("no jpeg here".utf8))
+        try folder.write(
+            "vitrine.json",
+            text: """
+                {"library": "library", "deviceTable": "\(repositoryRoot)/Config/devices.json", "interval": 0.2,
+                 "transition": "none", "display": {"backend": "headless", "headlessSize": "800x480"},
+                 "controlSocket": "control.sock"}
+                """)
+        try folder.write(
+            "trips.json",
+            text: """
+                {"library": "library", "deviceTable": "\(repositoryRoot)/Config/devices.json", "interval": 0.2,
+                 "transition": "none", "display": {"backend": "headless", "headlessSize": "800x480"},
+                 "controlSocket": "control.sock", "startCategory": "Trips"}
+                """)
+    }
+
+    func run(_ arguments: [String]) -> (status: Int32, output: String, errors: String) {
+        let console = RecordingConsole()
+        let status = VitrineCommand.run(arguments: arguments, console: console)
+        return (status, console.output, console.errors)
+    }
+
+    static func modified(_ path: String) -> Double? { RenditionsCommand.modificationTime(path) }
+
+    @Test func writesWhatThePickerReadsLeavesOriginalsAloneAndIsIdempotent() throws {
+        let originals = ["Trips/tall.jpg", "Trips/wide.JPG", "small.jpg", "Trips/broken.jpg"]
+        let before = try originals.map { try FileBytes.read("\(library)/\($0)") }
+        let arguments = [
+            "renditions", "--config", "\(folder.path)/vitrine.json", "--profiles", "rpi-touch-display,hdmi-1080p",
+            "--jobs", "2",
+        ]
+        let first = run(arguments)
+        // The broken photo fails (exit 1, named); everything else is written.
+        #expect(first.status == 1)
+        #expect(first.errors.contains("failed \(library)/Trips/broken.jpg: not a JPEG file"))
+        #expect(first.output.contains("renditions: 3 written, 0 up to date, 1 failed (4 originals in \(library)"))
+        // 600x1000 upright: 288x480 on the 800x480 touch display, and nothing on 1080p, where it is no larger than
+        // its box; 2400x1440 wide: 800x480 and 1800x1080; the small one needs none at all.
+        let expected = ["Trips/tall@288x480.jpg", "Trips/wide@1800x1080.jpg", "Trips/wide@800x480.jpg"]
+        for name in expected {
+            #expect(first.output.contains("wrote \(library)/\(name)"), "\(name)")
+        }
+        let renditions = try Library(root: library).slides(in: LibraryCategory(name: "Trips", path: "\(library)/Trips"))
+            .flatMap(\.renditions).map(\.path).sorted()
+        #expect(renditions == expected.map { "\(library)/\($0)" })
+        #expect(!first.output.contains("small@"))
+        #expect(try originals.map { try FileBytes.read("\(library)/\($0)") } == before)
+
+        // Baseline JPEGs of exactly the named size, turned upright: red on top, blue below.
+        let renderer = FrameRenderer(budget: MemoryBudget(limit: 64 << 20))
+        let tall = "\(library)/Trips/tall@288x480.jpg"
+        let header = try renderer.header(of: tall)
+        #expect(
+            header.process == .baseline && header.size == Size(width: 288, height: 480) && header.orientation == .up)
+        let frame = try renderer.render(tall, options: RenderOptions(canvas: Size(width: 288, height: 480))).frame
+        func near(_ pixel: UInt32, _ color: RGBColor) -> Bool {
+            let red = Int(pixel >> 16 & 0xFF)
+            let green = Int(pixel >> 8 & 0xFF)
+            let blue = Int(pixel & 0xFF)
+            return abs(red - Int(color.red)) <= 10 && abs(green - Int(color.green)) <= 10
+                && abs(blue - Int(color.blue)) <= 10
+        }
+        #expect(near(frame.pixel(x: 144, y: 100), JPEGFixture.red))
+        #expect(near(frame.pixel(x: 144, y: 380), JPEGFixture.blue))
+        #expect(near(frame.pixel(x: 2, y: 2), JPEGFixture.red) && near(frame.pixel(x: 285, y: 477), JPEGFixture.blue))
+
+        // A second run writes nothing and touches nothing.
+        let times = expected.map { Self.modified("\(library)/\($0)") }
+        let second = run(arguments)
+        #expect(second.output.contains("renditions: 0 written, 3 up to date, 1 failed"))
+        #expect(expected.map { Self.modified("\(library)/\($0)") } == times)
+
+        // An original replaced by a newer file gets its renditions again; the others stay.
+        let wide = "\(library)/Trips/wide.JPG"
+        usleep(20_000)
+        try FileBytes.writeAtomically(before[1], to: wide)
+        let third = run(arguments)
+        #expect(third.output.contains("renditions: 2 written, 1 up to date, 1 failed"))
+        #expect(third.output.contains("wrote \(library)/Trips/wide@800x480.jpg"))
+        // No temporary file is left behind.
+        let hidden = try Self.hiddenNames(in: "\(library)/Trips")
+        #expect(hidden.isEmpty, "\(hidden)")
+    }
+
+    @Test func thePlayerReadsTheRenditions() throws {
+        let made = run([
+            "renditions", "--config", "\(folder.path)/vitrine.json", "--profiles", "rpi-touch-display",
+        ])
+        #expect(made.status == 1)
+        let binary = "\(repositoryRoot)/.build/debug/vitrine"
+        guard FileBytes.exists(binary) else {
+            print("skipped: \(binary) is not built (make test runs swift build first)")
+            return
+        }
+        // Trips on the 800x480 touch display: tall, then wide (broken is skipped).
+        var pid: pid_t = 0
+        let arguments = [
+            binary, "play", "--config", "\(folder.path)/trips.json", "--snapshots", "\(folder.path)/frames",
+            "--exit-after", "2",
+        ]
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 2, "\(folder.path)/play.log", O_WRONLY | O_CREAT, 0o644)
+        #expect(posix_spawn(&pid, binary, &actions, nil, &argv, environ) == 0)
+        var status: Int32 = 0
+        for _ in 0..<400 where waitpid(pid, &status, WNOHANG) == 0 { usleep(50_000) }
+        if kill(pid, 0) == 0 {
+            kill(pid, SIGKILL)
+            waitpid(pid, &status, 0)
+            Issue.record("the player did not exit after two slides")
+        }
+        let presented = try FileBytes.readText("\(folder.path)/frames/presented.jsonl")
+        let files = presented.split(separator: "\n").compactMap { line -> String? in
+            guard let record = try? JSONParser.parse(String(line)), case .object(let members) = record.kind,
+                let file = members.first(where: { $0.key == "file" }), case .string(let path) = file.value.kind
+            else { return nil }
+            return path
+        }
+        #expect(files == ["\(library)/Trips/tall@288x480.jpg", "\(library)/Trips/wide@800x480.jpg"])
+    }
+
+    static func hiddenNames(in folder: String) throws -> [String] {
+        guard let directory = opendir(folder) else { return [] }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name.hasPrefix(".") && name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+}
