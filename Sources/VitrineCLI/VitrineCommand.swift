@@ -25,7 +25,7 @@ public enum VitrineCommand {
             "Vitrine: a slideshow player for photo frames and kiosks that drives the screen through DRM/KMS.", "",
             "subcommands:",
         ]
-        for command in subcommands { lines.append("  \(command.name.padding(8))\(command.summary)") }
+        for command in subcommands { lines.append("  \(command.name.padding(13))\(command.summary)") }
         lines += [
             "", "Run 'vitrine SUBCOMMAND --help' for a subcommand's options; 'vitrine --version' for the version.",
         ]
@@ -58,6 +58,8 @@ public enum VitrineCommand {
                 return try BenchCommand(console: console).run(rest)
             case "renditions":
                 return try RenditionsCommand(console: console).run(rest)
+            case "check-config":
+                return try CheckConfigCommand(console: console).run(rest)
             default:
                 throw UsageError(command: "", message: "unknown subcommand '\(first)'")
             }

@@ -38,7 +38,7 @@ public struct DeviceTable: Sendable {
             throw ConfigError(file: file, line: error.line, path: "", message: "invalid JSON: \(error.message)")
         }
         let top = try ConfigObject(root, file: file, path: "")
-        try top.rejectUnknownKeys(allowed: ["version", "profiles", "fallback"])
+        try top.rejectUnknownKeys(allowed: keyNames)
         let version = try top.integer("version", in: 1...Int.max, required: true)
         guard version == 1 else { throw top.failure("version", "unsupported version \(version ?? 0) (expected 1)") }
         guard let entries = try top.array("profiles", required: true), !entries.isEmpty else {
@@ -60,7 +60,17 @@ public struct DeviceTable: Sendable {
         return DeviceTable(profiles: profiles, fallback: try parseFallback(fallbackObject))
     }
 
-    static let connectorTypes = [
+    public static let keyNames = ["version", "profiles", "fallback"]
+    public static let profileKeyNames = [
+        "id", "name", "match", "compose", "rotation", "rendition", "fit", "memoryBudgetMiB", "note", "transition",
+        "transitionSeconds",
+    ]
+    public static let matchKeyNames = ["connector", "mode", "edidName"]
+    public static let fallbackKeyNames = [
+        "name", "maxComposePixels", "fit", "baseMemoryMiB", "framesInBudget", "transition", "transitionSeconds",
+    ]
+
+    public static let connectorTypes = [
         "DSI", "DPI", "HDMI-A", "HDMI-B", "eDP", "LVDS", "DP", "VGA", "DVI-I", "DVI-D", "DVI-A", "Composite",
         "SVIDEO", "Component", "TV", "Virtual", "USB", "SPI", "Unknown",
     ]
@@ -76,13 +86,10 @@ public struct DeviceTable: Sendable {
             throw unnamed.failure("id", "\"\(id)\" is not a valid id (expected lowercase letters, digits and '-')")
         }
         let object = try ConfigObject(entry, file: file, path: "profiles[\(index)] (id \"\(id)\")")
-        try object.rejectUnknownKeys(allowed: [
-            "id", "name", "match", "compose", "rotation", "rendition", "fit", "memoryBudgetMiB", "note", "transition",
-            "transitionSeconds",
-        ])
+        try object.rejectUnknownKeys(allowed: profileKeyNames)
         let name = try object.requiredString("name")
         guard let match = try object.object("match", required: true) else { throw object.failure("match", "missing") }
-        try match.rejectUnknownKeys(allowed: ["connector", "mode", "edidName"])
+        try match.rejectUnknownKeys(allowed: matchKeyNames)
         let connectors = try match.stringList("connector") ?? []
         for connector in connectors where !connectorTypes.contains(connector) {
             throw match.failure(
@@ -131,9 +138,7 @@ public struct DeviceTable: Sendable {
     }
 
     private static func parseFallback(_ object: ConfigObject) throws(ConfigError) -> Fallback {
-        try object.rejectUnknownKeys(allowed: [
-            "name", "maxComposePixels", "fit", "baseMemoryMiB", "framesInBudget", "transition", "transitionSeconds",
-        ])
+        try object.rejectUnknownKeys(allowed: fallbackKeyNames)
         return Fallback(
             name: try object.string("name") ?? "Unknown panel",
             maxComposePixels: try object.integer("maxComposePixels", in: 76800...(1 << 28)) ?? 1920 * 1080,

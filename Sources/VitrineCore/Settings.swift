@@ -46,6 +46,8 @@ public struct Settings: Sendable, Equatable {
         "transition", "transitionSeconds", "pairPortraits", "caption", "captionPosition", "captionSize", "locale",
         "metricsFile", "metricsInterval",
     ]
+    public static let displayKeyNames = ["backend", "device", "connector", "mode", "headlessSize"]
+    public static let scheduleKeyNames = ["off", "on"]
 
     /// Loads a config file and resolves its relative paths against the file's folder.
     public static func load(path: String) throws(ConfigError) -> Settings {
@@ -120,7 +122,7 @@ public struct Settings: Sendable, Equatable {
             settings.keys = try KeyMap.parse(keys)
         }
         if let schedule = try object.object("screenSchedule") {
-            try schedule.rejectUnknownKeys(allowed: ["off", "on"])
+            try schedule.rejectUnknownKeys(allowed: scheduleKeyNames)
             func time(_ key: String) throws(ConfigError) -> ScreenSchedule.TimeOfDay {
                 let text = try schedule.requiredString(key)
                 guard let time = ScreenSchedule.TimeOfDay(parsing: text) else {
@@ -137,7 +139,7 @@ public struct Settings: Sendable, Equatable {
     }
 
     private static func parseDisplay(_ object: ConfigObject) throws(ConfigError) -> DisplaySelection {
-        try object.rejectUnknownKeys(allowed: ["backend", "device", "connector", "mode", "headlessSize"])
+        try object.rejectUnknownKeys(allowed: displayKeyNames)
         var display = DisplaySelection()
         display.backend = try object.choice("backend", as: DisplaySelection.Backend.self) ?? .auto
         display.device = try object.string("device")

@@ -1,0 +1,163 @@
+import VitrineCore
+import VitrineRuntime
+
+/// `vitrine check-config [FILE...]`: validates config and device-table files with the player's own loaders and
+/// says what they mean, so a mistake is found at the desk rather than on the wall.
+struct CheckConfigCommand {
+    let console: Console
+
+    static let parser = ArgumentParser(
+        command: "check-config",
+        synopsis: "[FILE...]",
+        summary: """
+            Checks each FILE with the loader the player uses: a file with "profiles" is a device table, any other a
+            player config (whose device table is checked too). An error names the file, line and key; a valid file
+            is explained: every setting with its value and whether it is the default, what the library holds, and
+            what would go wrong at run time (a missing library folder or font, an unwritable metrics folder).
+            Without FILE, checks the config the player would read. Exits 0 when every file is valid, else 1.
+            See Config/schema/ for the JSON Schema of both files.
+            """,
+        options: [],
+        maximumArguments: nil)
+
+    func run(_ words: [String]) throws(UsageError) -> Int32 {
+        guard let parsed = try Self.parser.parse(words, helpTo: console) else { return 0 }
+        var files = parsed.arguments
+        if files.isEmpty {
+            guard let found = ConfigContext.searchPath.first(where: { FileBytes.exists($0) }) else {
+                let looked = ConfigContext.searchPath.joined(separator: ", ")
+                console.error("vitrine check-config: no config file found (looked for \(looked))\n")
+                return 1
+            }
+            files = [found]
+        }
+        var valid = true
+        for file in files {
+            let text: String
+            do {
+                text = try FileBytes.readText(file)
+            } catch {
+                console.error("\(file): cannot read: \(error.reason)\n")
+                valid = false
+                continue
+            }
+            let isTable = (try? JSONParser.parse(text)).map { Self.isDeviceTable($0) } ?? false
+            valid = (isTable ? checkTable(file) : checkSettings(file)) && valid
+        }
+        return valid ? 0 : 1
+    }
+
+    private func checkTable(_ file: String) -> Bool {
+        let table: DeviceTable
+        do {
+            table = try DeviceTable.load(path: file)
+        } catch {
+            console.error("\(error)\n")
+            return false
+        }
+        console.out("\(file): valid device table, \(table.profiles.count) profiles\n")
+        for profile in table.profiles {
+            let connectors = profile.connectors.isEmpty ? "any connector" : profile.connectors.joined(separator: "/")
+            let edid = profile.edidName.map { ", EDID \"\($0)\"" } ?? ""
+            console.out(
+                "  \(profile.id): \(profile.mode) on \(connectors)\(edid) -> compose \(profile.compose), rotation "
+                    + "\(profile.rotation.rawValue), renditions \(profile.rendition), \(profile.fit.rawValue), "
+                    + "\(profile.memoryBudgetMiB) MiB, \(profile.transition.rawValue)\n")
+        }
+        let fallback = table.fallback
+        console.out(
+            "  other panels: composed at up to \(fallback.maxComposePixels) pixels, \(fallback.fit.rawValue), "
+                + "\(fallback.baseMemoryMiB) MiB + \(fallback.framesInBudget) frames\n")
+        return true
+    }
+
+    private func checkSettings(_ file: String) -> Bool {
+        let settings: Settings
+        do {
+            settings = try Settings.load(path: file)
+        } catch {
+            console.error("\(error)\n")
+            return false
+        }
+        let defaults = Settings()
+        let written = Self.writtenKeys(file)
+        var warnings: [String] = []
+        console.out("\(file): valid player config\n")
+        func line(_ key: String, _ value: String, default isDefault: Bool? = nil) {
+            let source = written.contains(key) ? "set" : "default"
+            console.out("  \(key.padding(18))\(value) (\(isDefault == true ? "default" : source))\n")
+        }
+        let library = Library(root: settings.library)
+        if let categories = try? library.categories() {
+            let photos = categories.reduce(0) { $0 + ((try? library.slides(in: $1).count) ?? 0) }
+            line("library", "\(settings.library): \(categories.count) categories, \(photos) slides")
+        } else {
+            line("library", "\(settings.library)")
+            warnings.append("library \(settings.library) is not a folder the player can read; it will wait for it")
+        }
+        var valid = true
+        do {
+            let table = try DeviceTable.load(path: settings.deviceTable)
+            line("deviceTable", "\(settings.deviceTable): \(table.profiles.count) profiles")
+        } catch {
+            line("deviceTable", settings.deviceTable)
+            console.error("\(error)\n")
+            valid = false
+        }
+        line("interval", "\(ConfigObject.format(settings.interval)) s")
+        line("order", settings.order.rawValue)
+        line("fit", settings.fit?.rawValue ?? "the device profile's")
+        line("background", settings.background.description)
+        line("startCategory", settings.startCategory ?? "the first")
+        line("pauseOnInput", "\(ConfigObject.format(settings.pauseOnInput)) s after a touch or key")
+        line("memoryBudgetMiB", settings.memoryBudgetMiB.map { "\($0) MiB" } ?? "the device profile's")
+        line("maxMegapixels", ConfigObject.format(settings.maxMegapixels))
+        let display = settings.display
+        var screen = display.backend.rawValue
+        if let device = display.device { screen += " \(device)" }
+        if let connector = display.connector { screen += " connector \(connector)" }
+        if let mode = display.mode { screen += " mode \(mode)" }
+        line("display", "\(screen), headless size \(display.headlessSize)")
+        line("controlSocket", settings.controlSocket ?? ControlServer.defaultPath())
+        let bound = KeyMap.Action.allCases.compactMap { action in
+            settings.keys.bindings[action].flatMap {
+                $0.isEmpty ? nil : "\(action.rawValue)=\($0.joined(separator: "/"))"
+            }
+        }
+        line("keys", bound.joined(separator: " "), default: settings.keys == defaults.keys)
+        line("screenSchedule", settings.screenSchedule.map { "off \($0.off), on \($0.on)" } ?? "always on")
+        if let font = settings.fontPath, !FileBytes.exists(font) {
+            warnings.append("fontPath \(font) does not exist; banners and captions will be missing")
+        }
+        line("fontPath", settings.fontPath ?? "DejaVu Sans")
+        line("transition", settings.transition?.rawValue ?? "the device profile's")
+        line("transitionSeconds", settings.transitionSeconds.map { "\(ConfigObject.format($0)) s" } ?? "the profile's")
+        line("pairPortraits", settings.pairPortraits ? "yes" : "no")
+        line("caption", settings.caption.content.rawValue)
+        line("captionPosition", settings.caption.position.rawValue)
+        line("captionSize", ConfigObject.format(settings.caption.size))
+        line("locale", settings.locale?.rawValue ?? "from LC_ALL/LC_TIME/LANG")
+        if let metrics = settings.metricsFile {
+            let folder = FileBytes.directory(of: metrics)
+            if !FileBytes.exists(folder) { warnings.append("metricsFile: the folder \(folder) does not exist") }
+        }
+        line("metricsFile", settings.metricsFile ?? "none")
+        line("metricsInterval", "\(ConfigObject.format(settings.metricsInterval)) s")
+        for warning in warnings { console.out("  warning: \(warning)\n") }
+        return valid
+    }
+
+    /// A device table has profiles; anything else is read as player settings.
+    static func isDeviceTable(_ value: JSONValue) -> Bool {
+        guard case .object(let members) = value.kind else { return false }
+        return members.contains { $0.key == "profiles" }
+    }
+
+    /// The top-level keys the file itself sets (not null), to tell settings from defaults.
+    static func writtenKeys(_ file: String) -> Set<String> {
+        guard let text = try? FileBytes.readText(file), let value = try? JSONParser.parse(text),
+            case .object(let members) = value.kind
+        else { return [] }
+        return Set(members.filter { $0.value.kind != .null }.map(\.key))
+    }
+}

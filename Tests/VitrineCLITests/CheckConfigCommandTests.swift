@@ -1,0 +1,59 @@
+import Testing
+import VitrineCore
+import VitrineTestSupport
+
+@testable import VitrineCLI
+
+@Suite struct CheckConfigCommandTests {
+    let folder: TemporaryFolder
+
+    init() throws {
+        folder = try TemporaryFolder()
+    }
+
+    func run(_ arguments: [String]) -> (status: Int32, output: String, errors: String) {
+        let console = RecordingConsole()
+        let status = VitrineCommand.run(arguments: arguments, console: console)
+        return (status, console.output, console.errors)
+    }
+
+    @Test func theShippedFilesAreValidAndExplained() {
+        let result = run([
+            "check-config", "\(repositoryRoot)/Config/vitrine.json", "\(repositoryRoot)/Config/devices.json",
+        ])
+        #expect(result.status == 0)
+        #expect(result.errors.isEmpty)
+        #expect(result.output.contains("Config/vitrine.json: valid player config"))
+        #expect(result.output.contains("  library           \(repositoryRoot)/Config/sample-library: 3 categories"))
+        #expect(result.output.contains("  interval          10 s (set)"))
+        #expect(result.output.contains("  metricsFile       none (default)"))
+        #expect(result.output.contains("Config/devices.json: valid device table, 17 profiles"))
+        #expect(result.output.contains("  rpi-touch-display-2: 720x1280 on DSI -> compose 1280x720, rotation 90"))
+    }
+
+    @Test func anErrorNamesFileLineAndKeyAndTheOtherFilesAreStillChecked() throws {
+        try folder.write("bad.json", text: "{\n  \"interval\": 5,\n  \"fit\": \"stretch\"\n}\n")
+        try folder.write(
+            "devices.json",
+            text: """
+                {"version": 1, "fallback": {},
+                 "profiles": [{"id": "a", "name": "A", "match": {"mode": "800x480"}, "compose": "800x480",
+                               "rendition": "800x480", "memoryBudgetMiB": 48},
+                              {"id": "a", "name": "B", "match": {"mode": "1024x600"}, "compose": "1024x600",
+                               "rendition": "1024x600", "memoryBudgetMiB": 64}]}
+                """)
+        try folder.write("good.json", text: "{\"library\": \"nowhere\", \"deviceTable\": \"devices.json\"}")
+        let result = run([
+            "check-config", "\(folder.path)/bad.json", "\(folder.path)/devices.json", "\(folder.path)/good.json",
+        ])
+        #expect(result.status == 1)
+        #expect(
+            result.errors.contains(
+                "\(folder.path)/bad.json:3: fit: \"stretch\" is not allowed (expected one of: \"contain\", \"cover\", "
+                    + "\"contain-blur\")"))
+        #expect(result.errors.contains("\(folder.path)/devices.json:4: profiles[1] (id \"a\").id: duplicate id"))
+        // good.json itself parses; its library is missing (a warning) and its device table is broken (an error).
+        #expect(result.output.contains("\(folder.path)/good.json: valid player config"))
+        #expect(result.output.contains("warning: library \(folder.path)/nowhere is not a folder"))
+    }
+}
