@@ -2,7 +2,7 @@
 """Vitrine on real kernel DRM drivers: boots a guest per panel (virtio-gpu and bochs, four sizes each), plays a
 library generated here with the release binary, and checks screendumps against `vitrine render` of the same
 photos: the right picture, the show advancing on its timer, no frame mixing two pictures while slides change
-every 0.2 s, clean crossfade steps at 1920x1080, `vitrine probe` naming the connector, mode and profile, and the console back after SIGTERM with
+every 0.2 s, clean crossfade steps at 1920x1080, readiness and watchdog notifications, `vitrine probe` naming the connector, mode and profile, and the console back after SIGTERM with
 exit status 0. Prints `N passed, M failed`; skips (exit 0) with the reason when QEMU or a kernel is missing.
 
 Usage: test_display.py [--vitrine PATH] [--only DEVICE:WxH ...]
@@ -90,6 +90,41 @@ def play_config(share, interval, transition="none"):
         f.write('{"library": "/share/lib", "deviceTable": "%s/Config/devices.json", "interval": %s, '
                 '"transition": "%s", "controlSocket": "/tmp/vitrine.sock", "display": {"backend": "drm"}}\n'
                 % (REPO, interval, transition))
+
+
+def check_service(vm, vitrine, label, references):
+    """The systemd protocol without systemd: a stand-in notification socket in the guest receives READY once the
+    photo is up, then WATCHDOG pings every WATCHDOG_USEC/2; a player stopped with SIGSTOP (a hang, as the watchdog
+    sees it) sends none until it runs again; STOPPING comes at the end."""
+    play_config(vm.share, 3)
+    vm.spawn("notify", f"exec /usr/bin/python3 -u {HERE}/notify_listener.py /tmp/notify.sock")
+    vm.run("while ! grep -q LISTENING /share/notify.out 2>/dev/null; do sleep 0.1; done", timeout=30)
+    vm.spawn("service", f"exec env NOTIFY_SOCKET=/tmp/notify.sock WATCHDOG_USEC=2000000 {vitrine} play "
+                        f"--config /share/vitrine.json")
+    _, ok = wait_for(vm, lambda d: psnr(d, references[0]) >= 40, 60)
+    record(ok, f"{label}: under a notify socket the player shows the first photo")
+    time.sleep(4)
+    vm.run("kill -STOP $(cat /share/service.pid); sleep 4; kill -CONT $(cat /share/service.pid)", timeout=30)
+    time.sleep(4)
+    status, output = vm.stop("service")
+    time.sleep(1)
+    vm.stop("notify")
+    with open(f"{vm.share}/notify.out") as f:
+        lines = [line.split(" ", 1) for line in f.read().splitlines() if " " in line]
+    messages = [(float(t), text) for t, text in lines if text != "LISTENING"]
+    ready = [text for _, text in messages if "READY=1" in text]
+    record(len(ready) == 1 and "STATUS=playing /share/lib" in ready[0],
+           f"{label}: READY=1 arrives once, with a status line ({ready[:1]})")
+    pings = [t for t, text in messages if text == "WATCHDOG=1"]
+    gaps = [b - a for a, b in zip(pings, pings[1:])]
+    long_gaps = [g for g in gaps if g > 1.6]
+    record(len(pings) >= 8 and len(long_gaps) == 1 and 3.5 <= long_gaps[0] <= 6,
+           f"{label}: WATCHDOG=1 every ~1 s ({len(pings)} pings), none for the {long_gaps[:1] and round(long_gaps[0], 1)} s "
+           f"the player was stopped")
+    record(any("STOPPING=1" in text for _, text in messages) and status == 0,
+           f"{label}: STOPPING=1 on SIGTERM and exit status 0 (got {status})")
+    if status != 0:
+        print(output[-2000:])
 
 
 def check_hotplug(vm, vitrine, label, references):
@@ -243,6 +278,9 @@ def run_panel(vitrine, device, w, h, tearing, hotplug=False, fbdev=False):
 
         if hotplug:
             check_hotplug(vm, vitrine, label, references)
+
+        if (device, w, h) == ("virtio", 800, 480):
+            check_service(vm, vitrine, label, references)
 
         if fbdev:
             check_fbdev(vm, vitrine, label, references, console)
