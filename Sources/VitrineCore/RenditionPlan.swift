@@ -31,8 +31,14 @@ public enum RenditionPlan {
     public static func size(upright photo: Size, canvas: Size, fit: Fit) -> Size? {
         guard photo.width > 0, photo.height > 0, canvas.width > 0, canvas.height > 0 else { return nil }
         let picker = RenditionPicker(canvas: canvas, fit: fit)
-        let scale = Placement.compute(photo: photo, canvas: canvas, fit: fit).scale
+        let placement = Placement.compute(photo: photo, canvas: canvas, fit: fit)
+        let scale = placement.scale
         guard scale < 1 else { return nil }
+        // `contain` places the photo in a box of whole pixels: a rendition of exactly that box is read at 1:1.
+        let box = Size(width: placement.destination.width, height: placement.destination.height)
+        if fit.placement != .cover, picker.covers(box), box.width <= photo.width, box.height <= photo.height {
+            return box == photo ? nil : box
+        }
         // Round up, so the rendition covers its box; the picker's own test confirms it (one pixel more at most
         // when the box's rounding and ours disagree).
         var size = Size(

@@ -31,8 +31,13 @@ import VitrineTestSupport
                 }
                 #expect(size.width <= photo.width && size.height <= photo.height)
                 #expect(picker.covers(size), "\(text) on \(canvas) \(fit): \(size)")
-                // Tight: within a pixel of the photo scaled to its box, so nothing larger than needed is decoded.
-                let scale = Placement.compute(photo: photo, canvas: canvas, fit: fit).scale
+                // Tight: within a pixel of the photo scaled to its box, so nothing larger than needed is decoded;
+                // for contain, exactly the box it is placed in.
+                let placement = Placement.compute(photo: photo, canvas: canvas, fit: fit)
+                if fit != .cover {
+                    #expect(size == Size(width: placement.destination.width, height: placement.destination.height))
+                }
+                let scale = placement.scale
                 #expect(Double(size.width) <= Double(photo.width) * scale + 1.01, "\(text) on \(canvas): \(size)")
                 #expect(Double(size.height) <= Double(photo.height) * scale + 1.01, "\(text) on \(canvas): \(size)")
                 // The aspect ratio is the photo's, within a pixel of rounding.
