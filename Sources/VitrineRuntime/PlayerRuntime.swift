@@ -32,7 +32,7 @@ public final class PlayerRuntime {
     private var toldReady = false
     private let watchdogTimer: MonotonicTimer
     private let metricsTimer: MonotonicTimer
-    private let metricsWriter: MetricsWriter?
+    private var metricsWriter: MetricsWriter?
     private var figures = MetricsWriter.Figures()
     private let library: Library
     private let profile: DeviceProfile
@@ -720,6 +720,10 @@ public final class PlayerRuntime {
             log("the library path changes on restart; still playing \(library.root)")
         }
         let pairingChanged = settings.pairPortraits != configuration.settings.pairPortraits
+        if settings.metricsFile != configuration.settings.metricsFile {
+            metricsWriter = settings.metricsFile.map { MetricsWriter(path: $0) }
+            if metricsWriter == nil { metricsTimer.disarm() } else { metricsTimer.arm(at: now) }
+        }
         configuration.settings = settings
         followSchedule()
         renderOptions = Self.renderOptions(settings, profile: profileNow)
