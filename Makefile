@@ -11,8 +11,11 @@ PORTRAIT_PHOTOS := $(PHOTOS)/cam_canon_ixus40_portrait_440_thumb.jpg $(PHOTOS)/o
 BUILD_PACKAGES := pkg-config libjpeg62-turbo-dev libturbojpeg0-dev zlib1g-dev libdrm-dev libudev-dev libinput-dev libfreetype-dev fonts-dejavu-core
 CHECK_PACKAGES := python3-pil
 BENCH_PACKAGES := libjpeg-turbo-progs libvips-tools python3-pil time
+# The deployment checks: shellcheck, systemd-analyze (systemd), useradd --prefix (passwd), python3 for JSON.
+DEPLOY_CHECK_PACKAGES := shellcheck systemd passwd python3
 
-.PHONY: all deps check-deps bench-deps build release run test unit-tests lint format check-photos vm-test bench clean
+.PHONY: all deps check-deps bench-deps deploy-check-deps build release run test unit-tests lint format shellcheck \
+	check-photos check-renditions vm-test deploy-test bench clean
 
 all: build
 
@@ -34,6 +37,9 @@ check-deps:
 
 bench-deps:
 	$(call apt_install,$(BENCH_PACKAGES))
+
+deploy-check-deps:
+	$(call apt_install,$(DEPLOY_CHECK_PACKAGES))
 
 build: deps
 	$(SWIFT) build
@@ -58,6 +64,14 @@ lint:
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests
 
+# Every shell script under deploy/, Tests/ and .ci/: *.sh, and files whose first line runs sh, bash or dash.
+shellcheck: deploy-check-deps
+	@scripts=$$(find deploy Tests .ci -type f ! -path '*/__pycache__/*' | sort | while read -r f; do \
+	  case $$f in *.sh) echo "$$f" ;; \
+	  *) if head -n 1 "$$f" | grep -qE '^#!.*[/ ](ba|da)?sh([[:space:]]|$$)'; then echo "$$f"; fi ;; esac; \
+	done); \
+	echo "shellcheck" $$scripts; shellcheck $$scripts
+
 # Every photo of the shared test set against a Pillow reference (PSNR, exact letterbox, broken files refused).
 # The set lives outside the repository; without it this is skipped with a message.
 check-photos: release check-deps
@@ -66,14 +80,28 @@ check-photos: release check-deps
 	else echo "check-photos skipped: $(PHOTOS) not found (set PHOTOS=DIR)"; fi
 
 # The release binary on real kernel DRM drivers in QEMU guests (virtio-gpu and bochs, four panel sizes each),
-# with a virtio keyboard and tablet through libinput, and across S3 and s2idle.
+# with a virtio keyboard and tablet through libinput, and across S3 and s2idle; then deploy/vitrine.service
+# installed by deploy/install.sh under a real systemd in a guest.
 # Installs QEMU and a kernel when it can; skips with the reason when it cannot.
 vm-test: release check-deps
 	/usr/bin/python3 Tests/VM/test_display.py --vitrine .build/release/vitrine
 	/usr/bin/python3 Tests/VM/test_input.py --vitrine .build/release/vitrine
 	/usr/bin/python3 Tests/VM/test_suspend.py --vitrine .build/release/vitrine
+	/usr/bin/python3 Tests/Deploy/test_service_vm.py --vitrine .build/release/vitrine
 
-test: lint unit-tests check-photos vm-test
+# `vitrine renditions` on a copy of the shared photos: killed mid-run, then to the end, then again; the player
+# reads what it wrote. Skipped with a message without the set.
+check-renditions: release check-deps
+	@if [ -d "$(PHOTOS)" ]; then \
+	  /usr/bin/python3 Tests/Renditions/check_renditions.py --vitrine .build/release/vitrine "$(PHOTOS)"; \
+	else echo "check-renditions skipped: $(PHOTOS) not found (set PHOTOS=DIR)"; fi
+
+# deploy/install.sh in throw-away roots under a mktemp folder, with the release binary; as root (useradd --prefix).
+deploy-test: release deploy-check-deps
+	@sudo=""; [ "$$(id -u)" -eq 0 ] || sudo="sudo"; \
+	$$sudo Tests/Deploy/test_install.sh --vitrine .build/release/vitrine
+
+test: lint shellcheck deploy-test unit-tests check-photos check-renditions vm-test
 
 bench: release bench-deps
 	Tests/Benchmarks/compare.sh --vitrine .build/release/vitrine --panel 1920x1080 $(wildcard $(PHOTOS)/large_*.jpg)

@@ -27,9 +27,20 @@ mkfifo /run/agent.idle && exec 3<>/run/agent.idle
 
 # Load a driver for every device, as udev would (no udev here). Loading virtio_pci makes virtio devices
 # appear, so look again until the first DRM card is there (at most about 20 s).
+# Every device's modalias as one word each, read with the `read` builtin rather than `$(cat ...)`: no fork.
+load_drivers() {
+    local file
+    local -a aliases=() words
+    for file in /sys/bus/*/devices/*/modalias; do
+        words=()
+        read -r -a words 2>/dev/null <"$file" || true
+        aliases+=("${words[@]}")
+    done
+    modprobe -qab "${aliases[@]}"
+}
 tries=0
 while [ ! -e /dev/dri/card0 ] && [ $tries -lt 200 ]; do
-    [ $((tries % 10)) -eq 0 ] && modprobe -qab $(cat /sys/bus/*/devices/*/modalias 2>/dev/null)
+    [ $((tries % 10)) -eq 0 ] && load_drivers
     [ -e /dev/dri/card0 ] || read -r -t 0.1 -u 3
     tries=$((tries + 1))
 done

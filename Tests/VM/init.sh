@@ -7,7 +7,7 @@ set -e
 mount -t devtmpfs devtmpfs /dev
 exec </dev/console >/dev/console 2>&1
 mount -t proc proc /proc
-for module in $(cat /modules/order); do insmod "/modules/$module"; done
+while read -r module; do insmod "/modules/$module"; done </modules/order
 agent=$(sed -n 's/.*vm\.agent=\([^ ]*\).*/\1/p' /proc/cmdline)
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144,ro hostroot /lower
 mount -t tmpfs -o mode=0755 tmpfs /rw

@@ -1,0 +1,12 @@
+#!/bin/bash
+# PID 1 of the service test's VM after Tests/VM/init.sh's switch_root (Tests/Deploy/test_service_vm.py): mounts
+# the share, enables the unit that runs the guest script once the system is up, and hands PID 1 to systemd.
+# The guest's files come from the share: systemd-tmpfiles empties /tmp at boot, and a checkout may live there.
+mount -t proc proc /proc
+mkdir -p /share
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 share /share
+cp /share/vitrine-test.service /etc/systemd/system/
+mkdir -p /etc/systemd/system/multi-user.target.wants
+ln -sf /etc/systemd/system/vitrine-test.service /etc/systemd/system/multi-user.target.wants/
+umount /proc
+exec /lib/systemd/systemd

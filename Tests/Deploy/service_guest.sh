@@ -1,0 +1,180 @@
+#!/bin/bash
+# Runs inside the service test's VM, as root under systemd 252, once the system is up: installs Vitrine for real
+# with deploy/install.sh and puts the unit through start, a second install, restart, a crash, reload, the control
+# socket, stop, the watchdog, a crash loop and uninstall, watching who holds tty1 each time. Prints one
+# "CHECK ok|fail NAME: DETAIL" line per check (read by test_service_vm.py) and "INFO ..." lines, then powers off.
+# Usage: service_guest.sh SOURCE BINARY (SOURCE holds deploy/ and Config/ copied from the checkout).
+set -u
+source=$1
+binary=$2
+export SYSTEMD_PAGER=
+since=
+
+check() {
+    local name=$1 detail=$2
+    shift 2
+    if "$@"; then echo "CHECK ok $name: $detail"; else echo "CHECK fail $name: $detail"; fi
+}
+mark() {
+    # journalctl --since takes wall-clock seconds: step past the current one so nothing earlier counts.
+    sleep 1
+    since=$(date '+%Y-%m-%d %H:%M:%S')
+    echo "INFO --- $*"
+}
+# Waits until no job but this test's own is queued, then a little longer for the player to settle.
+settle() {
+    local _
+    for _ in $(seq 1 240); do
+        systemctl list-jobs --no-legend | grep -v vitrine-test.service | grep -q . || break
+        sleep 0.5
+    done
+    sleep "${1:-3}"
+}
+active() { [ "$(systemctl is-active "$1")" = "$2" ]; }
+main_pid() { systemctl show -P MainPID vitrine.service; }
+getty_started() { journalctl -q -u getty@tty1.service --since "$since" | grep -q 'Started'; }
+no_getty_started() { ! getty_started; }
+state() {
+    echo "INFO vitrine=$(systemctl is-active vitrine.service) getty@tty1=$(systemctl is-active getty@tty1.service)" \
+        "pid=$(main_pid) tty1=$(stat -c %U /dev/tty1) status=$(systemctl show -P StatusText vitrine.service)"
+}
+playing() {
+    active vitrine.service active && active getty@tty1.service inactive &&
+        [ "$(ps -o user= -p "$(main_pid)")" = vitrine ] && [ "$(stat -c %U /dev/tty1)" = vitrine ]
+}
+console_back() { active vitrine.service "$1" && active getty@tty1.service active; }
+status_says() { [[ $(systemctl show -P StatusText vitrine.service) == "$1"* ]]; }
+# After a restart of any kind: a new player ($pid was the old one) and no getty started in between.
+replaced_quietly() { playing && [ "$(main_pid)" != "$pid" ] && no_getty_started; }
+unchanged_install() { [ "$status" = 0 ] && [ "$(main_pid)" = "$pid" ] && [[ $output == *"nothing changed"* ]]; }
+reloaded() {
+    [ "$(main_pid)" = "$pid" ] && journalctl -q -u vitrine.service --since "$since" | grep -q "config reloaded"
+}
+watchdog_restarted() {
+    replaced_quietly && journalctl -q -u vitrine.service --since "$since" | grep -q "Watchdog timeout"
+}
+uninstalled() {
+    ! id vitrine >/dev/null 2>&1 && [ ! -e /usr/local/bin/vitrine ] && [ ! -e /etc/systemd/system/vitrine.service ] &&
+        [ ! -e /etc/vitrine ]
+}
+
+mark "boot"
+state
+check "getty on tty1 before the install" "getty@tty1 active" active getty@tty1.service active
+
+mark "install"
+output=$(cd "$source" && deploy/install.sh --no-packages --binary "$binary" </dev/null 2>&1)
+status=$?
+printf '%s\n' "$output" | sed 's/^/INFO   /'
+check "install.sh in the running system" "exit $status" test "$status" = 0
+mkdir -p /srv/vitrine/Trips && cp "$source"/Config/sample-library/*.jpg /srv/vitrine/Trips/ && chmod -R a+rX /srv/vitrine
+settle 8
+state
+check "started by the installer" "vitrine active, getty stopped, player runs as vitrine and owns tty1" playing
+check "Type=notify status" "$(systemctl show -P StatusText vitrine.service)" status_says playing
+check "MemoryMax" "$(systemctl show -P MemoryMax vitrine.service)" \
+    test "$(systemctl show -P MemoryMax vitrine.service)" = 268435456
+journalctl -q -u vitrine.service -o cat | tail -5 | sed 's/^/INFO   /'
+
+mark "second install"
+pid=$(main_pid)
+output=$(cd "$source" && deploy/install.sh --no-packages --binary "$binary" </dev/null 2>&1)
+status=$?
+settle 2
+check "second install run leaves the running player alone" "exit $status, pid $pid -> $(main_pid)" \
+    unchanged_install
+
+mark "systemctl restart"
+pid=$(main_pid)
+systemctl restart vitrine.service
+settle 8
+state
+check "systemctl restart" "new player, the getty stays away" replaced_quietly
+
+mark "crash"
+pid=$(main_pid)
+kill -KILL "$pid"
+sleep 7
+settle 8
+state
+check "restart after SIGKILL" "NRestarts=$(systemctl show -P NRestarts vitrine.service), the getty stays away" \
+    replaced_quietly
+
+mark "reload"
+pid=$(main_pid)
+systemctl reload vitrine.service
+sleep 2
+check "systemctl reload (SIGHUP)" "same pid, config reloaded" reloaded
+
+mark "control socket"
+answer=$(vitrine ctl status 2>&1)
+check "vitrine ctl status as root" "$answer" grep -qF '"presented":' <<<"$answer"
+
+mark "stop"
+systemctl stop vitrine.service
+settle 5
+state
+check "systemctl stop gives tty1 back" "getty@tty1 active" console_back inactive
+
+mark "start"
+systemctl start vitrine.service
+settle 8
+state
+check "systemctl start takes tty1 again" "getty stopped" playing
+
+mark "watchdog"
+pid=$(main_pid)
+kill -STOP "$pid"
+sleep 40
+settle 8
+state
+check "watchdog kills a stuck player and it comes back" "the getty stays away" watchdog_restarted
+
+mark "crash loop"
+mkdir -p /run/systemd/system/vitrine.service.d
+printf '[Service]\nExecStart=\nExecStart=/bin/false\n' >/run/systemd/system/vitrine.service.d/broken.conf
+systemctl daemon-reload
+systemctl restart vitrine.service 2>/dev/null
+sleep 40
+settle 5
+state
+check "a crash loop ends in failed, and the console comes back" \
+    "Result=$(systemctl show -P Result vitrine.service) NRestarts=$(systemctl show -P NRestarts vitrine.service)" \
+    console_back failed
+rm -r /run/systemd/system/vitrine.service.d
+systemctl daemon-reload
+systemctl reset-failed vitrine.service
+systemctl start vitrine.service
+settle 8
+check "reset-failed and start after the crash loop" "playing again" playing
+
+# Why vitrine-console.service exists: what OnSuccess=getty@tty1.service would do on this systemd.
+mark "OnSuccess=getty@tty1.service instead of the helper"
+systemctl mask --runtime vitrine-console.service >/dev/null 2>&1
+mkdir -p /run/systemd/system/vitrine.service.d
+printf '[Unit]\nOnSuccess=getty@tty1.service\n' >/run/systemd/system/vitrine.service.d/onsuccess.conf
+systemctl daemon-reload
+systemctl restart vitrine.service
+settle 8
+echo "INFO with OnSuccess=getty@tty1.service, after systemctl restart: vitrine=$(systemctl is-active vitrine.service)" \
+    "getty@tty1=$(systemctl is-active getty@tty1.service)"
+rm -r /run/systemd/system/vitrine.service.d
+systemctl unmask --runtime vitrine-console.service >/dev/null 2>&1
+systemctl daemon-reload
+systemctl stop getty@tty1.service
+systemctl restart vitrine.service
+settle 8
+
+mark "uninstall"
+output=$(cd "$source" && deploy/install.sh --uninstall </dev/null 2>&1)
+status=$?
+printf '%s\n' "$output" | sed 's/^/INFO   /'
+settle 5
+state
+check "uninstall" "exit $status" test "$status" = 0
+check "uninstall gives tty1 back" "getty@tty1 active" console_back inactive
+check "uninstall removes the user, binary, units and config" "" uninstalled
+check "uninstall keeps the library" "/srv/vitrine/Trips" test -n "$(ls /srv/vitrine/Trips)"
+
+echo "INFO --- done"
+systemctl --no-block poweroff

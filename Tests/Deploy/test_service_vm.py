@@ -1,0 +1,125 @@
+#!/usr/bin/python3
+"""deploy/vitrine.service under a real systemd 252, with the real binary on a real DRM driver.
+
+Boots Debian's kernel under QEMU like Tests/VM (the host's root read-only over 9p under a tmpfs overlay, bochs-drm
+at 800x480), but hands PID 1 to systemd (Tests/Deploy/service_agent.sh). Once the system is up,
+Tests/Deploy/service_guest.sh installs Vitrine with deploy/install.sh into the guest's running system and checks
+the service: started by the installer with the player as `vitrine` owning tty1, a second install that leaves it
+alone, restart, a crash, reload, the control socket, stop and start (the login prompt on tty1 handed over each
+way), the watchdog, a crash loop ending with the console back, and uninstall. Nothing reaches the host: guest
+writes stay in the overlay. About six minutes under TCG. Prints PASS/FAIL per check; exit 1 on a failure, 0 with
+a SKIP line when QEMU or a kernel cannot be had.
+
+    Tests/Deploy/test_service_vm.py --vitrine .build/release/vitrine
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(REPO, "Tests", "VM"))
+import vm  # noqa: E402  (Tests/VM/vm.py: kernel, initramfs, the QEMU checks)
+
+UNIT = """[Unit]
+Description=Vitrine service test (Tests/Deploy/service_guest.sh)
+After=multi-user.target
+
+[Service]
+Type=oneshot
+TimeoutStartSec=infinity
+ExecStart=/bin/bash /share/service_guest.sh /share/source /share/vitrine
+StandardOutput=file:/share/out.txt
+StandardError=file:/share/err.txt
+"""
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--vitrine", default=os.path.join(REPO, ".build/release/vitrine"), help="the binary")
+    parser.add_argument("--timeout", type=float, default=900, help="seconds before the VM is given up on")
+    args = parser.parse_args()
+    if not os.access(args.vitrine, os.X_OK):
+        print(f"test_service_vm.py: {args.vitrine} is not an executable file", file=sys.stderr)
+        return 2
+    ok, reason = vm.check()
+    if not ok:
+        print(f"SKIP service test in a VM: {reason}")
+        return 0
+    kernel_path, version = vm.kernel()
+    initrd = vm.initramfs(version)
+    work = tempfile.mkdtemp(prefix="vitrine-service-")
+    try:
+        share = os.path.join(work, "share")
+        os.mkdir(share)
+        # The guest reads everything from the share: systemd-tmpfiles empties /tmp at boot, and so would a
+        # checkout under /tmp disappear from under the test.
+        shutil.copy(args.vitrine, os.path.join(share, "vitrine"))
+        shutil.copy(os.path.join(HERE, "service_guest.sh"), share)
+        for folder in ("deploy", "Config"):
+            shutil.copytree(os.path.join(REPO, folder), os.path.join(share, "source", folder))
+        with open(os.path.join(share, "vitrine-test.service"), "w") as f:
+            f.write(UNIT)
+        agent = os.path.join(work, "agent.sh")  # read by the guest before systemd runs, through the 9p root
+        shutil.copy(os.path.join(HERE, "service_agent.sh"), agent)
+        os.chmod(agent, 0o755)
+        serial = os.path.join(work, "serial.log")
+        command = [
+            vm.QEMU, "-nodefaults", "-no-user-config",
+            "-machine", "q35,accel=tcg", "-cpu", "max", "-smp", "1", "-m", "1024",
+            "-kernel", kernel_path, "-initrd", initrd,
+            "-append", f"console=ttyS0 panic=-1 vm.agent={agent} systemd.unit=multi-user.target "
+                       "systemd.mask=postgresql.service systemd.mask=e2scrub_reap.service",
+            "-display", "none", "-serial", f"file:{serial}", "-monitor", "none", "-no-reboot",
+            "-fsdev", "local,id=root,path=/,security_model=none,readonly=on,multidevs=remap",
+            "-device", "virtio-9p-pci,fsdev=root,mount_tag=hostroot",
+            "-fsdev", f"local,id=share,path={share},security_model=none",
+            "-device", "virtio-9p-pci,fsdev=share,mount_tag=share",
+            "-device", "VGA,xres=800,yres=480,vgamem_mb=64",
+        ]
+        print(f"binary under test: {os.path.abspath(args.vitrine)}; booting systemd in QEMU (about six minutes)")
+        started = time.monotonic()
+        with open(os.path.join(work, "qemu.log"), "wb") as log:
+            process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                       preexec_fn=vm._die_with_parent)
+            try:
+                process.wait(timeout=args.timeout)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        elapsed = time.monotonic() - started
+        passed = failed = 0
+        try:
+            with open(os.path.join(share, "out.txt")) as f:
+                lines = f.read().splitlines()
+        except OSError:
+            lines = []
+        for line in lines:
+            if line.startswith("CHECK "):
+                _, result, rest = line.split(" ", 2)
+                print(("PASS " if result == "ok" else "FAIL ") + rest)
+                passed += result == "ok"
+                failed += result != "ok"
+            elif line.startswith("INFO "):
+                print("    " + line[5:])
+        if not lines or lines[-1] != "INFO --- done":
+            failed += 1
+            print(f"FAIL the guest ran to the end (QEMU exit {process.returncode} after {elapsed:.0f} s)")
+            for name in ("err.txt",):
+                path = os.path.join(share, name)
+                if os.path.exists(path):
+                    print(open(path).read()[-2000:])
+            with open(serial, errors="replace") as f:
+                print("".join(f.readlines()[-40:]))
+        print(f"{passed} passed, {failed} failed ({elapsed:.0f} s)")
+        return 1 if failed else 0
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
