@@ -13,9 +13,16 @@ CHECK_PACKAGES := python3-pil
 BENCH_PACKAGES := libjpeg-turbo-progs libvips-tools python3-pil time
 # The deployment checks: shellcheck, systemd-analyze (systemd), useradd --prefix (passwd), python3 for JSON.
 DEPLOY_CHECK_PACKAGES := shellcheck systemd passwd python3
+# The fault tests sync with rsync and read snapshots with Pillow.
+FAULT_PACKAGES := rsync python3-pil util-linux
+# libFuzzer: executions per target (or FUZZ_SECONDS, whichever ends first). `make fuzz` is the full run.
+FUZZ_RUNS ?= 1000000
+FUZZ_SECONDS ?= 600
+FUZZ_TARGETS := jpeg settings devices control
 
 .PHONY: all deps check-deps bench-deps deploy-check-deps build release run test unit-tests lint format shellcheck \
-	check-photos check-renditions vm-test deploy-test bench clean
+	check-photos check-renditions vm-test deploy-test bench clean fault-deps faults test-asan \
+	test-tsan fuzz soak vm-lowram
 
 all: build
 
@@ -40,6 +47,9 @@ bench-deps:
 
 deploy-check-deps:
 	$(call apt_install,$(DEPLOY_CHECK_PACKAGES))
+
+fault-deps:
+	$(call apt_install,$(FAULT_PACKAGES))
 
 build: deps
 	$(SWIFT) build
@@ -101,7 +111,45 @@ deploy-test: release deploy-check-deps
 	@sudo=""; [ "$$(id -u)" -eq 0 ] || sudo="sudo"; \
 	$$sudo Tests/Deploy/test_install.sh --vitrine .build/release/vitrine
 
-test: lint shellcheck deploy-test unit-tests check-photos check-renditions vm-test
+# The library synced over by rsync, replaced by a rename or a symlink flip, the player killed and resumed, a full disk.
+faults: release fault-deps
+	/usr/bin/python3 Tests/Faults/faults.py --vitrine .build/release/vitrine
+
+test: lint shellcheck deploy-test unit-tests check-photos check-renditions faults vm-test
+
+# The test suite under AddressSanitizer and ThreadSanitizer, each in its own build folder; the end-to-end tests run
+# that build's own vitrine executable.
+test-asan: deps
+	$(SWIFT) build --build-tests --sanitize=address --build-path .build/asan
+	VITRINE_TEST_BINARY=$(CURDIR)/.build/asan/debug/vitrine $(SWIFT) test --sanitize=address --build-path .build/asan
+
+test-tsan: deps
+	$(SWIFT) build --build-tests --sanitize=thread --build-path .build/tsan
+	VITRINE_TEST_BINARY=$(CURDIR)/.build/tsan/debug/vitrine $(SWIFT) test --sanitize=thread --build-path .build/tsan
+
+# libFuzzer on the JPEG header and EXIF parser, the config and device-table loaders and the control-command parser,
+# seeded from Tests/Fuzz/corpus; each target runs FUZZ_RUNS executions or FUZZ_SECONDS. A crash stops the run and
+# leaves its input as .build/fuzz/crash-TARGET-*.
+fuzz: deps
+	Tests/Fuzz/build.sh .build/fuzz
+	@for target in $(FUZZ_TARGETS); do \
+	  mkdir -p .build/fuzz/corpus-$$target; \
+	  echo "fuzzing $$target: $(FUZZ_RUNS) runs or $(FUZZ_SECONDS) s"; \
+	  .build/fuzz/$$target -runs=$(FUZZ_RUNS) -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	    -artifact_prefix=.build/fuzz/crash-$$target- .build/fuzz/corpus-$$target Tests/Fuzz/corpus/$$target \
+	    2>&1 | grep -E '^(#[0-9]+ *DONE|stat::number_of_executed_units|stat::peak_rss_mb|==[0-9]+==ERROR|SUMMARY|Done)' \
+	    || true; \
+	  test -z "$$(ls .build/fuzz/crash-$$target-* 2>/dev/null)" || { echo "crash in $$target"; exit 1; }; \
+	done
+
+# The player at 20 slides a second for 10,000 slides with categories switched, status asked and photos added,
+# replaced and deleted: peak RSS drift after warm-up and open descriptors.
+soak: release check-deps
+	/usr/bin/python3 Tests/Soak/soak.py --vitrine .build/release/vitrine
+
+# A 256 MB, one-CPU guest on a 1920x1080 panel plays large photos for 200 slides.
+vm-lowram: release check-deps
+	/usr/bin/python3 Tests/VM/test_lowram.py --vitrine .build/release/vitrine
 
 bench: release bench-deps
 	Tests/Benchmarks/compare.sh --vitrine .build/release/vitrine --panel 1920x1080 $(wildcard $(PHOTOS)/large_*.jpg)

@@ -75,10 +75,11 @@ struct PlayCommand {
                 command: command, message: "--display \(spec): expected auto, drm[:PATH] or headless[:WxH]")
         }
         let exitAfter = try OptionValues.number(parsed, "--exit-after", in: 1...1e9, command: command).map { Int($0) }
-        let configuration = PlayConfiguration(
+        var configuration = PlayConfiguration(
             settings: settings, configPath: context.path, deviceTable: table, display: display,
             snapshots: parsed.value("--snapshots"), exitAfter: exitAfter, stats: parsed.has("--stats"),
             controlPath: parsed.value("--control") ?? settings.controlSocket)
+        configuration.ignoresSavedPosition = parsed.value("--category") != nil
         let console = self.console
         do {
             let runtime = try PlayerRuntime(configuration: configuration, log: EventLog { console.error($0) })

@@ -44,8 +44,12 @@ public enum FileBytes {
         String(decoding: try read(path, limit: 16 << 20), as: UTF8.self)
     }
 
-    /// Writes through a temporary name and renames it into place, so a reader never sees half a file.
-    public static func writeAtomically(_ bytes: some Collection<UInt8>, to path: String) throws(FileError) {
+    /// Writes through a temporary name and renames it into place, so a reader never sees half a file. `durable`
+    /// also flushes the data to the disk before the rename, so after a power cut the name holds the old file or
+    /// the new one, whole (ext4's rename of a new file without fsync can leave it empty).
+    public static func writeAtomically(_ bytes: some Collection<UInt8>, to path: String, durable: Bool = false)
+        throws(FileError)
+    {
         let temporary = "\(path).tmp-\(getpid())"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw FileError(path: temporary, operation: "create", errno: errno) }
@@ -63,6 +67,12 @@ public enum FileBytes {
                 throw FileError(path: path, operation: "write", errno: failure)
             }
             written += count
+        }
+        if durable && fsync(descriptor) != 0 {
+            let failure = errno
+            close(descriptor)
+            unlink(temporary)
+            throw FileError(path: path, operation: "write", errno: failure)
         }
         if close(descriptor) != 0 {
             let failure = errno

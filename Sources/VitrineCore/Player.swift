@@ -15,11 +15,16 @@ public struct Player {
         public var pauseOnInput: Double
         /// Seconds a crossfade takes (0 for cuts); a slide's interval counts from the end of its fade.
         public var transitionSeconds: Double
+        /// The slide to start at (a saved position): its category is shown first, from that slide, when both are
+        /// still there.
+        public var resume: SlideID?
 
         public init(
             interval: Double = 10, order: PlaybackOrder = .name, startCategory: String? = nil,
-            keepPrevious: Bool = false, seed: UInt64 = 0x5EED, pauseOnInput: Double = 30, transitionSeconds: Double = 0
+            keepPrevious: Bool = false, seed: UInt64 = 0x5EED, pauseOnInput: Double = 30, transitionSeconds: Double = 0,
+            resume: SlideID? = nil
         ) {
+            self.resume = resume
             self.transitionSeconds = transitionSeconds
             self.pauseOnInput = pauseOnInput
             self.interval = interval
@@ -131,10 +136,13 @@ public struct Player {
     private var queued: (Frame, SlideID)?
     /// The time of the event being handled.
     private var now: Double = 0
+    /// The saved slide, until its category has been indexed once.
+    private var resumeAt: SlideID?
 
     public init(options: Options) {
         self.options = options
         timer = SlideTimer(interval: options.interval)
+        resumeAt = options.resume
     }
 
     public var cachedFrames: Int { cache.count }
@@ -156,7 +164,11 @@ public struct Player {
             categories = names
             var actions: [Action] = []
             var first = names.first
-            if let wanted = options.startCategory {
+            if let resume = resumeAt {
+                if names.contains(resume.category) { return switchTo(resume.category) }
+                resumeAt = nil
+            }
+            if let wanted = options.startCategory, !names.isEmpty {
                 if names.contains(wanted) {
                     first = wanted
                 } else {
@@ -170,6 +182,12 @@ public struct Player {
         case .indexed(let category, let slides, _):
             guard category == active, playlist == nil else { return [] }
             playlist = Playlist(slides: slides, order: options.order, seed: options.seed)
+            let resume = resumeAt
+            resumeAt = nil
+            if let resume, resume.category == category, playlist?.slide(resume) != nil {
+                playlist?.moveTo(resume)
+                return [.log("resuming at \(resume)")] + want(resume)
+            }
             guard let first = playlist?.first() else {
                 onScreen = nil
                 return [
@@ -269,6 +287,11 @@ public struct Player {
             return actions + prefetch()
         case .categoriesChanged(let names, _):
             categories = names
+            // The library was empty (or its folder gone) and has photos again: the show starts.
+            if active == nil, let first = names.first {
+                let start = options.startCategory.flatMap { names.contains($0) ? $0 : nil } ?? first
+                return [.log("photos arrived; starting with \(Self.label(start))")] + switchTo(start)
+            }
             guard let active, !names.contains(active) else { return [] }
             guard let first = names.first else {
                 self.active = nil

@@ -37,6 +37,9 @@ public struct Settings: Sendable, Equatable {
     public var metricsFile: String?
     /// Seconds between rewrites of `metricsFile`.
     public var metricsInterval: Double = 15
+    /// Where the slide on screen is kept for a restart; nil means `$STATE_DIRECTORY/position.json` under systemd
+    /// (else none), "" means never.
+    public var positionFile: String?
 
     public init() {}
 
@@ -44,7 +47,7 @@ public struct Settings: Sendable, Equatable {
         "library", "deviceTable", "interval", "order", "fit", "background", "startCategory", "pauseOnInput",
         "memoryBudgetMiB", "maxMegapixels", "display", "controlSocket", "keys", "screenSchedule", "fontPath",
         "transition", "transitionSeconds", "pairPortraits", "caption", "captionPosition", "captionSize", "locale",
-        "metricsFile", "metricsInterval",
+        "metricsFile", "metricsInterval", "positionFile",
     ]
     public static let displayKeyNames = ["backend", "device", "connector", "mode", "headlessSize"]
     public static let scheduleKeyNames = ["off", "on"]
@@ -64,6 +67,7 @@ public struct Settings: Sendable, Equatable {
         settings.controlSocket = settings.controlSocket.map { FileBytes.resolve($0, relativeTo: base) }
         settings.fontPath = settings.fontPath.map { FileBytes.resolve($0, relativeTo: base) }
         settings.metricsFile = settings.metricsFile.map { FileBytes.resolve($0, relativeTo: base) }
+        settings.positionFile = settings.positionFile.map { $0.isEmpty ? $0 : FileBytes.resolve($0, relativeTo: base) }
         return settings
     }
 
@@ -118,6 +122,12 @@ public struct Settings: Sendable, Equatable {
             settings.metricsFile = metrics
         }
         settings.metricsInterval = try object.number("metricsInterval", in: 1...3600) ?? settings.metricsInterval
+        if let position = try object.string("positionFile") {
+            guard !position.hasSuffix("/") else {
+                throw object.failure("positionFile", "\"\(position)\" is not a file path (expected e.g. position.json)")
+            }
+            settings.positionFile = position
+        }
         if let keys = try object.object("keys") {
             settings.keys = try KeyMap.parse(keys)
         }

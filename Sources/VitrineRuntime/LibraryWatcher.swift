@@ -20,11 +20,17 @@ public final class LibraryWatcher {
         public var finished: Set<String> = []
         /// The kernel dropped events: rescan everything.
         public var overflowed = false
+        /// The library folder itself was replaced (a sync tool renamed a new tree into place, or it was deleted and
+        /// made again): the watches now follow the new folder; rescan everything and watch the category again.
+        public var rootReplaced = false
     }
 
     public let descriptor: Int32
     public let root: String
     private var rootWatch: Int32 = -1
+    /// The folder holding the library: tells when a folder of the library's name appears there again.
+    private var parentWatch: Int32 = -1
+    private let rootName: String
     private var categoryWatches: [Int32: String] = [:]
     private var activeIsRoot = false
     /// Files created and not yet closed: never indexed until they are.
@@ -35,6 +41,7 @@ public final class LibraryWatcher {
 
     public init(root: String) throws(RuntimeError) {
         self.root = root
+        rootName = root.split(separator: "/").last.map(String.init) ?? root
         descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard descriptor >= 0 else { throw .last("start inotify") }
         rootWatch = inotify_add_watch(descriptor, root, Self.fileEvents | Self.folderEvents)
@@ -43,6 +50,18 @@ public final class LibraryWatcher {
             close(descriptor)
             throw failure
         }
+        // Without the parent (unreadable, or the root is "/") a replaced library is noticed only on a restart.
+        parentWatch = inotify_add_watch(
+            descriptor, FileBytes.directory(of: root), UInt32(IN_CREATE | IN_MOVED_TO | IN_ONLYDIR))
+    }
+
+    /// Points the root watch at whatever folder now has the library's name; true when that is a new folder.
+    private func followRoot() -> Bool {
+        let watch = inotify_add_watch(descriptor, root, Self.fileEvents | Self.folderEvents)
+        guard watch >= 0, watch != rootWatch else { return false }
+        inotify_rm_watch(descriptor, rootWatch)
+        rootWatch = watch
+        return true
     }
 
     deinit { close(descriptor) }
@@ -95,8 +114,17 @@ public final class LibraryWatcher {
             return
         }
         let isFolder = mask & UInt32(IN_ISDIR) != 0
+        if event.wd == parentWatch {
+            if name == rootName && followRoot() { changes.rootReplaced = true }
+            return
+        }
         let folder: String
         let inRoot = event.wd == rootWatch
+        if inRoot && mask & Self.folderEvents != 0 && followRoot() {
+            // Renamed away with another folder already in its place (rename(2) over an empty folder).
+            changes.rootReplaced = true
+            return
+        }
         if inRoot {
             folder = root
             if mask & Self.folderEvents != 0 || isFolder {

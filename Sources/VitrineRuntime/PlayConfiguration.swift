@@ -13,6 +13,8 @@ public struct PlayConfiguration: Sendable {
     public var stats: Bool
     /// The control socket; nil for the default path.
     public var controlPath: String?
+    /// The category was asked for on the command line: it wins over the saved position.
+    public var ignoresSavedPosition = false
 
     public init(
         settings: Settings, configPath: String?, deviceTable: DeviceTable, display: DisplayChoice,

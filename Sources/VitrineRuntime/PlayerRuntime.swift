@@ -14,7 +14,7 @@ import VitrineImage
 public final class PlayerRuntime {
     enum Token: UInt64 {
         case timer = 1, signals, decodes, library, vblank, control, schedule, hotplug, input, inputHold, banner
-        case watchdog, metrics
+        case watchdog, metrics, position
     }
 
     /// Client tokens start here, plus the client's descriptor.
@@ -34,6 +34,13 @@ public final class PlayerRuntime {
     private let metricsTimer: MonotonicTimer
     private var metricsWriter: MetricsWriter?
     private var figures = MetricsWriter.Figures()
+    /// Where the slide on screen is saved for a restart, and the save that waits for `positionTimer`.
+    private let positionStore: PositionStore?
+    private let positionTimer: MonotonicTimer
+    private var unsavedPosition: SlideID?
+    private var lastPositionSave = -Double.infinity
+    /// Saves are at least this many seconds apart: a show at 20 slides a second must not wear out an SD card.
+    static let positionSaveSpacing = 1.0
     private let library: Library
     private let profile: DeviceProfile
     public let budget: MemoryBudget
@@ -119,6 +126,11 @@ public final class PlayerRuntime {
                     + "\(profile.scanout) scanout buffers and one \(profile.compose) frame need")
         }
         renderOptions = Self.renderOptions(settings, profile: profile)
+        positionStore = PositionStore.path(settings: settings).map { PositionStore(path: $0) }
+        var resume: SlideID?
+        if let saved = positionStore?.load(), saved.library == library.root, !configuration.ignoresSavedPosition {
+            resume = saved.slide
+        }
         let frameBytes = profile.compose.xrgbByteCount ?? 0
         let fades = Self.fadeSeconds(
             settings, profile: profile, budget: budget, blendsCleanly: opened.fbdev?.blendsCleanly ?? true,
@@ -129,7 +141,7 @@ public final class PlayerRuntime {
             options: Player.Options(
                 interval: settings.interval, order: settings.order, startCategory: settings.startCategory,
                 keepPrevious: keepPrevious, seed: UInt64(truncatingIfNeeded: Int(MonotonicClock.seconds() * 1e6)),
-                pauseOnInput: settings.pauseOnInput, transitionSeconds: fades ?? 0))
+                pauseOnInput: settings.pauseOnInput, transitionSeconds: fades ?? 0, resume: resume))
         fadeSeconds = fades
         do {
             text = try TextRenderer(
@@ -172,6 +184,7 @@ public final class PlayerRuntime {
             bannerTimer = try MonotonicTimer()
             watchdogTimer = try MonotonicTimer()
             metricsTimer = try MonotonicTimer()
+            positionTimer = try MonotonicTimer()
         } catch let error as RuntimeError {
             throw PlayError("\(error)")
         } catch let error as PlayError {
@@ -432,6 +445,7 @@ public final class PlayerRuntime {
             try loop.add(bannerTimer.descriptor, token: Token.banner.rawValue)
             try loop.add(watchdogTimer.descriptor, token: Token.watchdog.rawValue)
             try loop.add(metricsTimer.descriptor, token: Token.metrics.rawValue)
+            try loop.add(positionTimer.descriptor, token: Token.position.rawValue)
         } catch {
             log(.error, "\(error)")
             return 1
@@ -463,6 +477,7 @@ public final class PlayerRuntime {
 
     private func shutdown() {
         notifier?.send("STOPPING=1")
+        savePosition()
         writeMetrics()
         worker.stop()
         display.close()
@@ -515,6 +530,9 @@ public final class PlayerRuntime {
             guard let notifier, let interval = notifier.watchdogInterval else { return }
             notifier.send("WATCHDOG=1")
             watchdogTimer.arm(at: now + interval)
+        case .position:
+            positionTimer.acknowledge()
+            savePosition()
         case .metrics:
             metricsTimer.acknowledge()
             writeMetrics()
@@ -925,6 +943,14 @@ public final class PlayerRuntime {
         // The new picture carries no text; the banner or pause sign is painted again over it.
         overlayShown = nil
         presentedCount += 1
+        if positionStore != nil {
+            unsavedPosition = SlideID(category: record.category, name: record.slide)
+            if now - lastPositionSave >= Self.positionSaveSpacing {
+                savePosition()
+            } else {
+                positionTimer.arm(at: lastPositionSave + Self.positionSaveSpacing)
+            }
+        }
         figures.slidesShown += 1
         figures.lastSlideTime = WallClock.seconds()
         if configuration.stats { logStats(record, now: now) }
@@ -933,6 +959,19 @@ public final class PlayerRuntime {
         if let limit = configuration.exitAfter, presentedCount >= limit {
             log("presented \(presentedCount) slides; exiting as asked")
             exitStatus = 0
+        }
+    }
+
+    /// Saves the slide on screen, if it changed since the last save. A failure (a full disk) keeps the file as it
+    /// was, says so once, and is tried again with the next slide.
+    private func savePosition() {
+        guard let positionStore, let slide = unsavedPosition else { return }
+        lastPositionSave = MonotonicClock.seconds()
+        do {
+            try positionStore.save(PositionStore.Position(library: library.root, slide: slide))
+            unsavedPosition = nil
+        } catch {
+            log(.warning, "cannot save the position (\(error)); the last saved one stays")
         }
     }
 
@@ -959,20 +998,25 @@ public final class PlayerRuntime {
         let decode = record.decodeMilliseconds.map { "\(JSONText.number($0)) ms" } ?? "-"
         log(
             "stats: slide \(SlideID(category: record.category, name: record.slide)) decode \(decode) "
-                + "deadline-to-present \(latency) rss \(mib(ProcessMemory.residentBytes())) MiB budget "
+                + "deadline-to-present \(latency) rss \(mib(ProcessMemory.residentBytes())) MiB peak "
+                + "\(mib(ProcessMemory.peakResidentBytes())) MiB budget "
                 + "\(mib(budget.used))/\(mib(budget.limit)) MiB MemAvailable \(mib(ProcessMemory.availableBytes())) MiB"
         )
     }
 
     private func libraryChanged(_ changes: LibraryWatcher.Changes, now: Double) {
-        if changes.categoriesChanged || changes.overflowed {
+        let rescan = changes.overflowed || changes.rootReplaced
+        if changes.rootReplaced { log("the library folder \(library.root) was replaced; reading it again") }
+        if changes.categoriesChanged || rescan {
             let before = categoryList.map(\.name)
             let after = readCategories()
             if before != after { send(.categoriesChanged(after, now: now)) }
         }
-        guard changes.activeChanged || changes.overflowed, let active = player.active,
+        guard changes.activeChanged || rescan, let active = player.active,
             let category = categoryList.first(where: { $0.name == active }), let playlist = player.playlist
         else { return }
+        // The old watches follow the old folders wherever they went.
+        if changes.rootReplaced { watcher.watch(category) }
         let current: [Slide]
         do {
             current = try CategoryIndexer(library: library, pairPortraits: pairsPortraits).slides(
@@ -984,12 +1028,15 @@ public final class PlayerRuntime {
         let known = Dictionary(playlist.round.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let currentIDs = Set(current.map(\.id))
         let removed = known.keys.filter { !currentIDs.contains($0) }.sorted { $0.description < $1.description }
+        // In a replaced tree every file may be new, whatever its name.
         let added = current.filter { slide in
-            guard let old = known[slide.id] else { return true }
+            guard let old = known[slide.id], !changes.rootReplaced else { return true }
             return old.files != slide.files || slide.files.contains { changes.finished.contains($0) }
         }
-        if !removed.isEmpty { send(.photosRemoved(removed, category: active, now: now)) }
+        // New photos first: when everything is replaced at once, the show goes from the old photo to a new one
+        // instead of through an empty category (a black frame).
         if !added.isEmpty { send(.photosAdded(added, category: active, now: now)) }
+        if !removed.isEmpty { send(.photosRemoved(removed, category: active, now: now)) }
     }
 
     /// One answer line for one control line.

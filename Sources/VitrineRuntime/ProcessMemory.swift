@@ -16,6 +16,13 @@ public enum ProcessMemory {
         return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
     }
 
+    /// The most this process has been resident since it started (getrusage(2) `ru_maxrss`, kilobytes on Linux).
+    public static func peakResidentBytes() -> Int {
+        var usage = rusage()
+        guard getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage) == 0 else { return 0 }
+        return usage.ru_maxrss * 1024
+    }
+
     /// `MemAvailable` from `/proc/meminfo`, in bytes.
     public static func availableBytes() -> Int {
         guard let text = try? FileBytes.readText("/proc/meminfo") else { return 0 }

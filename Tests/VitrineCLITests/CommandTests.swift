@@ -171,7 +171,7 @@ final class RecordingConsole: Console {
 
     /// The real executable, as a user runs it: exit status and message, and no signal, for a broken file.
     @Test func theExecutableExitsCleanlyOnABrokenPhoto() throws {
-        let binary = "\(repositoryRoot)/.build/debug/vitrine"
+        let binary = vitrineBinary
         guard FileBytes.exists(binary) else {
             print("skipped: \(binary) is not built (swift build builds it; swift test alone may not)")
             return

@@ -14,7 +14,7 @@ import VitrineTestSupport
 /// with files added and deleted while it plays. The interval is long, so every change on screen comes from a
 /// command and the test can wait for each one.
 @Suite(.serialized) struct PlayEndToEndTests {
-    static let binary = "\(repositoryRoot)/.build/debug/vitrine"
+    static let binary = vitrineBinary
 
     let folder: TemporaryFolder
     let library: String

@@ -132,7 +132,7 @@ import VitrineTestSupport
             "renditions", "--config", "\(folder.path)/vitrine.json", "--profiles", "rpi-touch-display",
         ])
         #expect(made.status == 1)
-        let binary = "\(repositoryRoot)/.build/debug/vitrine"
+        let binary = vitrineBinary
         guard FileBytes.exists(binary) else {
             print("skipped: \(binary) is not built (make test runs swift build first)")
             return

@@ -76,7 +76,7 @@ import VitrineTestSupport
 
     /// Starts the player with standard error on `log` and the environment systemd would give it.
     func spawn(log: String, environment extra: [String]) throws -> pid_t {
-        let binary = "\(repositoryRoot)/.build/debug/vitrine"
+        let binary = vitrineBinary
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -109,8 +109,8 @@ import VitrineTestSupport
     }
 
     @Test func tellsSystemdItIsReadyAndAliveLogsForTheJournalAndWritesMetrics() throws {
-        guard FileBytes.exists("\(repositoryRoot)/.build/debug/vitrine") else {
-            print("skipped: .build/debug/vitrine is not built (make test runs swift build first)")
+        guard FileBytes.exists(vitrineBinary) else {
+            print("skipped: \(vitrineBinary) is not built (make test runs swift build first)")
             return
         }
         let listener = try NotifyListener(path: "\(folder.path)/notify.sock")
@@ -176,8 +176,8 @@ import VitrineTestSupport
     }
 
     @Test func withoutAServiceManagerNothingIsSentAndLinesNameTheProgram() throws {
-        guard FileBytes.exists("\(repositoryRoot)/.build/debug/vitrine") else {
-            print("skipped: .build/debug/vitrine is not built (make test runs swift build first)")
+        guard FileBytes.exists(vitrineBinary) else {
+            print("skipped: \(vitrineBinary) is not built (make test runs swift build first)")
             return
         }
         let log = "\(folder.path)/plain.log"

@@ -203,3 +203,10 @@ public let repositoryRoot: String = {
     parts.removeLast(3)
     return parts.joined(separator: "/")
 }()
+
+/// The `vitrine` executable the end-to-end tests run: `$VITRINE_TEST_BINARY` (the sanitizer runs point it at their
+/// own build), else the debug build `swift build` makes.
+public let vitrineBinary: String = {
+    if let path = getenv("VITRINE_TEST_BINARY"), path.pointee != 0 { return String(cString: path) }
+    return "\(repositoryRoot)/.build/debug/vitrine"
+}()

@@ -1,0 +1,320 @@
+#!/usr/bin/python3
+"""What kiosks live through, against the release binary on a headless panel (presented frames as snapshots):
+
+1. the library synced over by rsync while it plays (rsync's hidden temporary files, files replaced, added and
+   deleted), with and without --delay-updates;
+2. the library folder replaced by a directory rename (a new tree built beside it and renamed into place), and by
+   a `current` symlink flipped to a new tree;
+3. the player killed with SIGKILL and started again: it resumes at the slide it was showing (position.json);
+4. the disk full while the position is saved: the saved position is kept whole, the show goes on, and saving
+   resumes when there is room again.
+
+Prints PASS/FAIL per check and `N passed, M failed`. Usage: faults.py --vitrine BIN
+"""
+import argparse
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+from PIL import Image
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+PANEL = (160, 96)
+COLORS = {"red": (230, 20, 20), "green": (20, 200, 40), "blue": (20, 40, 220), "yellow": (240, 220, 20),
+          "cyan": (20, 210, 220), "magenta": (220, 30, 200), "white": (245, 245, 245), "orange": (250, 140, 20)}
+results = []
+
+
+def record(ok, what):
+    results.append(ok)
+    print(("PASS  " if ok else "FAIL  ") + what, flush=True)
+    return ok
+
+
+def photo(path, color):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    Image.new("RGB", PANEL, COLORS[color]).save(path, quality=95)
+
+
+class Player:
+    def __init__(self, vitrine, work, name, library, interval, extra=None):
+        self.work = work
+        self.frames = f"{work}/{name}-frames"
+        self.socket = f"{work}/{name}.sock"
+        self.log = f"{work}/{name}.log"
+        config = {"library": library, "deviceTable": f"{REPO}/Config/devices.json", "interval": interval,
+                  "transition": "none", "controlSocket": self.socket,
+                  "display": {"backend": "headless", "headlessSize": f"{PANEL[0]}x{PANEL[1]}"}}
+        config.update(extra or {})
+        with open(f"{work}/{name}.json", "w") as f:
+            json.dump(config, f)
+        shutil.rmtree(self.frames, ignore_errors=True)
+        self.process = subprocess.Popen(
+            [vitrine, "play", "--config", f"{work}/{name}.json", "--snapshots", self.frames],
+            stdout=open(self.log, "w"), stderr=subprocess.STDOUT, env={k: v for k, v in os.environ.items()
+                                                                          if k != "STATE_DIRECTORY"})
+
+    def presented(self):
+        try:
+            with open(f"{self.frames}/presented.jsonl") as f:
+                return [json.loads(line) for line in f if line.strip()]
+        except FileNotFoundError:
+            return []
+
+    def color(self, index):
+        """The colour name of presented frame `index` (1-based), from its snapshot's centre pixel."""
+        image = Image.open(f"{self.frames}/{index:06d}.ppm").convert("RGB")
+        pixel = image.getpixel((PANEL[0] // 2, PANEL[1] // 2))
+        return min(COLORS, key=lambda name: sum((a - b) ** 2 for a, b in zip(COLORS[name], pixel)))
+
+    def ctl(self, command):
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(5)
+            s.connect(self.socket)
+            s.sendall(command.encode() + b"\n")
+            return s.recv(4096).decode().strip()
+
+    def wait(self, condition, timeout=20):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if condition():
+                return True
+            time.sleep(0.05)
+        return condition()
+
+    def output(self):
+        with open(self.log, errors="replace") as f:
+            return f.read()
+
+    def stop(self, sig=signal.SIGTERM):
+        self.process.send_signal(sig)
+        return self.process.wait(timeout=20)
+
+
+def shown_since(player, start):
+    """(slide name, colour) of every frame presented after the first `start` ones."""
+    records = player.presented()
+    return [(r["slide"], player.color(i + 1)) for i, r in enumerate(records) if i >= start]
+
+
+def rsync_over(vitrine, work, delay_updates):
+    label = "rsync --delay-updates" if delay_updates else "rsync"
+    library = f"{work}/lib-{'delay' if delay_updates else 'plain'}"
+    source = f"{work}/src-{'delay' if delay_updates else 'plain'}"
+    for name, color in [("a", "red"), ("b", "green"), ("c", "blue"), ("d", "yellow"), ("e", "white")]:
+        photo(f"{library}/Trips/{name}.jpg", color)
+    # The new state: c and d replaced by other pictures, f and g new, a, b and e deleted.
+    for name, color in [("c", "cyan"), ("d", "magenta"), ("f", "orange"), ("g", "red")]:
+        photo(f"{source}/Trips/{name}.jpg", color)
+    # Big files, so rsync's temporary files exist long enough to be seen.
+    Image.effect_noise((3000, 2000), 80).convert("RGB").save(f"{source}/Trips/h.jpg", quality=98)
+    player = Player(vitrine, work, os.path.basename(library), library, 0.15)
+    player.wait(lambda: len(player.presented()) >= 3)
+    start = len(player.presented())
+    command = ["rsync", "-a", "--delete"] + (["--delay-updates"] if delay_updates else []) + \
+              [f"{source}/", f"{library}/"]
+    done = subprocess.run(command, capture_output=True, text=True)
+    record(done.returncode == 0, f"{label}: the sync ran ({done.stderr.strip()[:100]})")
+    player.wait(lambda: {"c", "d", "f", "g", "h"} <= {s for s, _ in shown_since(player, start)}, 30)
+    after = shown_since(player, start)
+    time.sleep(1)
+    after = shown_since(player, start)
+    settled = after[len(after) // 2:]
+    wanted = {"c": "cyan", "d": "magenta", "f": "orange", "g": "red"}
+    stale = [(s, c) for s, c in settled if s in "abe" or (s in wanted and c != wanted[s])]
+    record({"c", "d", "f", "g", "h"} <= {s for s, _ in after} and not stale,
+           f"{label}: the new photos show, replaced ones with their new picture, deleted ones no more "
+           f"({len(after)} frames since the sync; stale: {stale[:3]})")
+    output = player.output()
+    record("skipped" not in output and ".tmp" not in output and "~tmp~" not in output,
+           f"{label}: no temporary or half-written file was read (no 'skipped' in the log)")
+    record(player.stop() == 0, f"{label}: the player ran on and stopped cleanly")
+
+
+def rename_over(vitrine, work):
+    library = f"{work}/lib-rename"
+    for name, color in [("a", "red"), ("b", "green")]:
+        photo(f"{library}/Trips/{name}.jpg", color)
+    photo(f"{work}/lib-rename.new/Trips/x.jpg", "cyan")
+    photo(f"{work}/lib-rename.new/Trips/y.jpg", "magenta")
+    player = Player(vitrine, work, "rename", library, 0.15)
+    player.wait(lambda: len(player.presented()) >= 3)
+    start = len(player.presented())
+    os.rename(library, f"{work}/lib-rename.old")
+    time.sleep(0.3)
+    os.rename(f"{work}/lib-rename.new", library)
+    ok = player.wait(lambda: {"x", "y"} <= {s for s, _ in shown_since(player, start)}, 20)
+    record(ok, f"a library folder renamed into place: its photos show "
+               f"({sorted({s for s, _ in shown_since(player, start) if s})})")
+    # The watches follow the new folder: a photo added to it later joins the show.
+    before = len(player.presented())
+    photo(f"{work}/.z.jpg", "orange")
+    os.rename(f"{work}/.z.jpg", f"{library}/Trips/z.jpg")
+    ok = player.wait(lambda: "z" in {s for s, _ in shown_since(player, before)}, 20)
+    record(ok, "a photo added to the new folder afterwards joins the show")
+    seen_old = [s for s, _ in shown_since(player, before) if s in ("a", "b")]
+    record(not seen_old, f"nothing of the old folder shows after the rename ({seen_old[:3]})")
+    record(player.stop() == 0, "the player ran on and stopped cleanly")
+
+
+def symlink_flip(vitrine, work):
+    """Signage deployments often publish a new tree and flip a `current` symlink to it (ln -s, then rename)."""
+    photo(f"{work}/release1/Trips/a.jpg", "red")
+    photo(f"{work}/release2/Trips/x.jpg", "cyan")
+    os.symlink(f"{work}/release1", f"{work}/current")
+    player = Player(vitrine, work, "flip", f"{work}/current", 0.15)
+    player.wait(lambda: len(player.presented()) >= 3)
+    start = len(player.presented())
+    os.symlink(f"{work}/release2", f"{work}/current.new")
+    os.rename(f"{work}/current.new", f"{work}/current")
+    ok = player.wait(lambda: "x" in {s for s, _ in shown_since(player, start)}, 20)
+    since = shown_since(player, start)
+    record(ok and since[-1][0] == "x" and all(s for s, _ in since),
+           f"a `current` symlink flipped to a new tree: the new tree shows, with no black frame between "
+           f"({since[:4]})")
+    record(player.stop() == 0, "the player ran on and stopped cleanly")
+
+
+def resume_after_kill(vitrine, work):
+    library = f"{work}/lib-resume"
+    for index, color in enumerate(["red", "green", "blue", "yellow", "cyan"]):
+        photo(f"{library}/Trips/{chr(97 + index)}.jpg", color)
+    photo(f"{library}/Zoo/z.jpg", "orange")
+    position = f"{work}/state/position.json"
+    os.makedirs(os.path.dirname(position))
+    extra = {"positionFile": position}
+    player = Player(vitrine, work, "resume", library, 600, extra)
+    player.wait(lambda: len(player.presented()) >= 1)
+    for _ in range(3):
+        count = len(player.presented())
+        player.ctl("next")
+        player.wait(lambda: len(player.presented()) > count)
+    showing = player.presented()[-1]["slide"]
+    time.sleep(1.2)  # saves are at most one a second
+    player.stop(signal.SIGKILL)
+    with open(position) as f:
+        saved = json.load(f)
+    record(saved.get("slide") == showing and saved.get("category") == "Trips",
+           f"the position file names the slide on screen when killed: {saved}")
+    again = Player(vitrine, work, "resume2", library, 600, extra)
+    again.wait(lambda: len(again.presented()) >= 1)
+    first = again.presented()[0]["slide"] if again.presented() else None
+    record(first == showing, f"after SIGKILL and a restart the show resumes at {first} (was showing {showing})")
+    count = len(again.presented())
+    again.ctl("next")
+    again.wait(lambda: len(again.presented()) > count)
+    record(again.presented()[-1]["slide"] == chr(ord(showing) + 1), "and goes on from there")
+    record(again.stop() == 0, "the resumed player stops cleanly")
+
+
+def disk_full(vitrine, work):
+    """Needs a small file system of its own: a tmpfs mounted in a private mount namespace (root, or an
+    unprivileged user namespace)."""
+    library = f"{work}/lib-full"
+    for index, color in enumerate(["red", "green", "blue", "yellow"]):
+        photo(f"{library}/Trips/{chr(97 + index)}.jpg", color)
+    state = f"{work}/full"
+    os.makedirs(state)
+    position = f"{state}/position.json"
+    script = f"""
+set -e
+mount -t tmpfs -o size=64k tmpfs {state}
+printf '{{"version":1,"library":"{library}","category":"Trips","slide":"b"}}\\n' > {position}
+head -c 1M /dev/zero > {state}/filler 2>/dev/null || true
+exec {vitrine} play --config {work}/full.json --snapshots {work}/full-frames
+"""
+    config = {"library": library, "deviceTable": f"{REPO}/Config/devices.json", "interval": 0.3,
+              "transition": "none", "controlSocket": f"{work}/full.sock", "positionFile": position,
+              "display": {"backend": "headless", "headlessSize": f"{PANEL[0]}x{PANEL[1]}"}}
+    with open(f"{work}/full.json", "w") as f:
+        json.dump(config, f)
+    prefix = ["unshare", "-m"] if os.geteuid() == 0 else ["unshare", "-rm"]
+    probe = subprocess.run(prefix + ["sh", "-c", f"mount -t tmpfs -o size=64k tmpfs {state} && umount {state}"],
+                           capture_output=True, text=True)
+    if probe.returncode != 0:
+        print(f"SKIP  disk full: cannot mount a small tmpfs here ({probe.stderr.strip()})")
+        return
+    log = open(f"{work}/full.log", "w")
+    process = subprocess.Popen(prefix + ["sh", "-c", script], stdout=log, stderr=subprocess.STDOUT)
+    frames = f"{work}/full-frames/presented.jsonl"
+
+    def count():
+        try:
+            with open(frames) as f:
+                return sum(1 for line in f if line.strip())
+        except FileNotFoundError:
+            return 0
+
+    deadline = time.monotonic() + 20
+    while count() < 8 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    # The file system is the player's own (its mount namespace): read the saved file through /proc.
+    root = f"/proc/{process.pid}/root"
+    pid = subprocess.run(["pgrep", "-P", str(process.pid)], capture_output=True, text=True).stdout.split()
+    player_root = f"/proc/{pid[0]}/root" if pid else root
+    try:
+        kept_inode = os.stat(f"{player_root}{position}").st_ino
+        with open(f"{player_root}{position}") as f:
+            kept = json.load(f)
+        leftovers = [n for n in os.listdir(f"{player_root}{state}") if n not in ("position.json", "filler")]
+    except (OSError, ValueError) as error:
+        kept, leftovers, kept_inode = {"error": str(error)}, [], None
+    with open(f"{work}/full.log") as f:
+        output = f.read()
+    warnings = [line for line in output.splitlines() if "cannot save the position" in line]
+    record(count() >= 8, f"disk full: the show goes on ({count()} slides)")
+    record(kept.get("slide") == "b", f"disk full: the saved position is kept whole ({kept})")
+    record(len(warnings) == 1 and "No space left on device" in warnings[0] and not leftovers,
+           f"disk full: said once, no temporary file left ({warnings[:1]}; left: {leftovers})")
+    # Room again: the next slide is saved.
+    os.unlink(f"{player_root}{state}/filler")
+    before = count()
+    deadline = time.monotonic() + 10
+    while count() < before + 5 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(1.2)
+    with open(f"{work}/full-frames/presented.jsonl") as f:
+        last = [json.loads(line) for line in f if line.strip()][-1]["slide"]
+    try:
+        inode = os.stat(f"{player_root}{position}").st_ino
+        with open(f"{player_root}{position}") as f:
+            now = json.load(f)
+    except (OSError, ValueError) as error:
+        now, inode = {"error": str(error)}, None
+    process.send_signal(signal.SIGTERM)
+    process.wait(timeout=20)
+    record(now.get("category") == "Trips" and now.get("slide") in ("a", "b", "c", "d") and inode != kept_inode,
+           f"disk full: with room again the position is saved anew ({now}, last shown {last})")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--vitrine", default=f"{REPO}/.build/release/vitrine")
+    args = parser.parse_args()
+    vitrine = os.path.abspath(args.vitrine)
+    work = tempfile.mkdtemp(prefix="vitrine-faults-")
+    try:
+        if shutil.which("rsync"):
+            rsync_over(vitrine, work, delay_updates=False)
+            rsync_over(vitrine, work, delay_updates=True)
+        else:
+            record(False, "rsync is not installed (make faults installs it)")
+        rename_over(vitrine, work)
+        symlink_flip(vitrine, work)
+        resume_after_kill(vitrine, work)
+        disk_full(vitrine, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    failed = results.count(False)
+    print(f"{results.count(True)} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
