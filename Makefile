@@ -121,11 +121,13 @@ test: lint shellcheck deploy-test unit-tests check-photos check-renditions fault
 # that build's own vitrine executable.
 test-asan: deps
 	$(SWIFT) build --build-tests --sanitize=address --build-path .build/asan
-	VITRINE_TEST_BINARY=$(CURDIR)/.build/asan/debug/vitrine $(SWIFT) test --sanitize=address --build-path .build/asan
+	VITRINE_TEST_BINARY=$(CURDIR)/.build/asan/debug/vitrine $(SWIFT) test --sanitize=address --build-path .build/asan \
+	  --disable-xctest
 
 test-tsan: deps
 	$(SWIFT) build --build-tests --sanitize=thread --build-path .build/tsan
-	VITRINE_TEST_BINARY=$(CURDIR)/.build/tsan/debug/vitrine $(SWIFT) test --sanitize=thread --build-path .build/tsan
+	VITRINE_TEST_BINARY=$(CURDIR)/.build/tsan/debug/vitrine $(SWIFT) test --sanitize=thread --build-path .build/tsan \
+	  --disable-xctest
 
 # libFuzzer on the JPEG header and EXIF parser, the config and device-table loaders and the control-command parser,
 # seeded from Tests/Fuzz/corpus; each target runs FUZZ_RUNS executions or FUZZ_SECONDS. A crash stops the run and

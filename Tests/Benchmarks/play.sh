@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Whole-process figures for `vitrine play`, headless: peak RSS over 100 slides at 1920x1080 and 800x480 with an
+# Whole-process figures for `vitrine play`, headless: peak RSS over 100 slides at 3840x2160, 1920x1080 and 800x480 with an
 # interval of 0.1 s, the median time from a slide's deadline to its frame on screen (the next slide prefetched),
 # and the CPU used while one slide stays on screen for 10 s.
 # Usage: play.sh [--vitrine PATH] PHOTO...   (the photos are shown in turn; use baseline JPEGs for the RSS figure)
@@ -33,7 +33,7 @@ printf '{"library": "%s", "deviceTable": "%s", "controlSocket": "%s"}\n' \
 echo "# $(uname -m), $(nproc) cores; $vitrine"
 echo "# photos: ${photos[*]##*/}"
 printf '%-10s %14s %22s %16s\n' panel "peak RSS MiB" "deadline-to-present ms" "median decode ms"
-for panel in 1920x1080 800x480; do
+for panel in 3840x2160 1920x1080 800x480; do
     log="$work/play-$panel.log"
     /usr/bin/time -o "$work/time-$panel" -f %M "$vitrine" play --config "$config" --display "headless:$panel" \
         --interval 0.1 --exit-after 100 --stats 2>"$log"
