@@ -148,22 +148,23 @@ def main():
         peak_end = peak(samples)
         drift = peak_end - peak_warm
         fds_after = [s["fds"] for s in samples if s["presented"] >= args.warmup]
-        # A control client being served is an open descriptor for a moment: compare the usual counts.
-        fds_start = max(set(fds_after[:10]), key=fds_after[:10].count)
-        fds_end = max(set(fds_after[-10:]), key=fds_after[-10:].count)
+        # A photo being decoded (its descriptor and libjpeg's copy) or a control client being served is an open
+        # descriptor for a moment: a leak shows as a floor that rises, so compare the floors.
+        fds_start = min(fds_after[:30])
+        fds_end = min(fds_after[-30:])
         rate = shown / elapsed
         print(f"slides: {shown} in {elapsed:.0f} s ({rate:.1f} a second), {added} photos added, categories "
               f"switched about {2 * tick // 3} times, {5 * tick} status requests")
         print(f"peak RSS after warm-up ({args.warmup} slides): {peak_warm:.2f} MiB; at the end: "
               f"{peak_end:.2f} MiB; drift {drift:+.2f} MiB (allowed 1.00)")
         print(f"RSS after warm-up {warm['VmRSS'] / 1024:.2f} MiB, at the last sample {last['VmRSS'] / 1024:.2f} MiB")
-        print(f"open descriptors: usually {fds_start} after warm-up and {fds_end} at the end "
-              f"(range {min(fds_after)}..{max(fds_after)})")
+        print(f"open descriptors: at least {fds_start} after warm-up and {fds_end} at the end "
+              f"(range {min(fds_after)}..{max(fds_after)}; {sorted(set(fds_after))} seen)")
         checks = [
             (status_code == 0 and shown == args.slides, f"the player showed {shown} of {args.slides} slides and "
                                                         f"exited {status_code}"),
             (drift <= 1.0, f"peak RSS drift after warm-up {drift:+.2f} MiB <= 1 MiB"),
-            (fds_start == fds_end and max(fds_after) <= fds_start + 2,
+            (fds_start == fds_end and max(fds_after) <= fds_start + 4,
              f"open descriptors flat ({fds_start} -> {fds_end})"),
             (rate >= 15, f"about 20 slides a second ({rate:.1f})"),
         ]
