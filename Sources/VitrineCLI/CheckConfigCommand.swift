@@ -143,6 +143,7 @@ struct CheckConfigCommand {
         }
         line("metricsFile", settings.metricsFile ?? "none")
         line("metricsInterval", "\(ConfigObject.format(settings.metricsInterval)) s")
+        line("positionFile", PositionStore.path(settings: settings) ?? "none (the show starts from the top)")
         for warning in warnings { console.out("  warning: \(warning)\n") }
         return valid
     }

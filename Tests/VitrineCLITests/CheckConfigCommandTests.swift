@@ -27,6 +27,7 @@ import VitrineTestSupport
         #expect(result.output.contains("  library           \(repositoryRoot)/Config/sample-library: 3 categories"))
         #expect(result.output.contains("  interval          10 s (set)"))
         #expect(result.output.contains("  metricsFile       none (default)"))
+        #expect(result.output.contains("  positionFile      "))
         #expect(result.output.contains("Config/devices.json: valid device table, 17 profiles"))
         #expect(result.output.contains("  rpi-touch-display-2: 720x1280 on DSI -> compose 1280x720, rotation 90"))
     }
