@@ -7,7 +7,7 @@ import VitrineCore
 #endif
 
 /// The player's figures for a fleet, as a Prometheus text-format file for node_exporter's textfile collector.
-/// The file is written whole under a hidden temporary name in the same folder and renamed over the old one, so the
+/// The file is written whole under a temporary name in the same folder and renamed over the old one, so the
 /// collector (which reads `*.prom` only) never sees half a file.
 public final class MetricsWriter {
     public struct Figures {
@@ -40,37 +40,18 @@ public final class MetricsWriter {
     public static let decodeBuckets: [Double] = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
     public let path: String
-    private let temporaryPath: String
 
     public init(path: String) {
         self.path = path
-        let folder = FileBytes.directory(of: path)
-        let name = path.split(separator: "/").last.map(String.init) ?? "vitrine.prom"
-        temporaryPath = (folder == "/" ? "" : folder) + "/.\(name).tmp"
     }
 
-    /// Writes the figures; an error names the file and errno.
+    /// Writes the figures through `FileBytes.writeAtomically`, whose temporary name does not end in `.prom`, so the
+    /// collector skips it; an error names the file and errno.
     public func write(_ figures: Figures) throws(RuntimeError) {
-        let bytes = Array(Self.render(figures).utf8)
-        let descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw .last("write the metrics", path: temporaryPath) }
-        var written = 0
-        while written < bytes.count {
-            let count = bytes[written...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else {
-                let failure = RuntimeError.last("write the metrics", path: temporaryPath)
-                close(descriptor)
-                unlink(temporaryPath)
-                throw failure
-            }
-            written += count
-        }
-        close(descriptor)
-        guard rename(temporaryPath, path) == 0 else {
-            let failure = RuntimeError.last("replace the metrics file", path: path)
-            unlink(temporaryPath)
-            throw failure
+        do {
+            try FileBytes.writeAtomically(Array(Self.render(figures).utf8), to: path)
+        } catch {
+            throw RuntimeError("write the metrics (\(error.operation))", path: error.path, errno: error.errno)
         }
     }
 
