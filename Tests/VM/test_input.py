@@ -29,6 +29,38 @@ def make_library(share):
     image.save(f"{share}/lib/Zeta/only.jpg", quality=92)
 
 
+def read(path):
+    with open(path, errors="replace") as f:
+        return f.read()
+
+
+class Touchscreen:
+    """A multitouch touchscreen made inside the guest through /dev/uinput (uinput_touch.py), plugged in while the
+    show runs and kept until unplug(): gestures are asked for by command files on the share."""
+
+    def __init__(self, vm):
+        self.vm = vm
+        self.folder = f"{vm.share}/touch"
+        self.number = 0
+        os.makedirs(self.folder)
+        vm.spawn("touch", f"modprobe uinput && exec /usr/bin/python3 {HERE}/uinput_touch.py serve /share/touch "
+                          "/share/player.out")
+        # Ready once the player has logged the new device: udev tagged it and libinput added it.
+        vm.wait_until(lambda: os.path.exists(f"{self.folder}/ready"), 60, "the player to pick up the touchscreen")
+
+    def send(self, command):
+        self.number += 1
+        path = f"{self.folder}/{self.number}.cmd"
+        with open(path + ".tmp", "w") as f:
+            f.write(command + "\n")
+        os.replace(path + ".tmp", path)
+        self.vm.wait_until(lambda: os.path.exists(f"{self.folder}/{self.number}.done"), 30, f"touch: {command}")
+
+    def unplug(self):
+        self.send("unplug")
+        return self.vm.wait("touch", 30)
+
+
 def run(vitrine):
     with vmlib.VM(device="virtio", width=800, height=480, inputs=True) as vm:
         share = vm.share
@@ -44,6 +76,15 @@ def run(vitrine):
                     % REPO)
         vm.spawn("player", f"exec {vitrine} play --config /share/vitrine.json")
         status = f"{vitrine} ctl --control /tmp/vitrine.sock status"
+
+        def status_until(predicate, timeout=8):
+            """`vitrine ctl status` until predicate(answer) holds: (whether it did, the last answer)."""
+            deadline = time.monotonic() + timeout
+            while True:
+                rc, out = vm.run(status)
+                if (rc == 0 and predicate(out)) or time.monotonic() > deadline:
+                    return rc == 0 and predicate(out), out
+                time.sleep(0.2)
 
         def upper(image):
             # The picture above where a banner or the pause sign may be drawn.
@@ -68,8 +109,8 @@ def run(vitrine):
                                    ("down", 3, "Down: next category"), ("up", 0, "Up: previous category")]:
             vm.key(qcode)
             record(shows(index), f"{what} (screendump matches {names[index]})")
-        rc, out = vm.run(status)
-        record('"inputHold"' in out, f"after a key the timer is held for pauseOnInput ({out.strip()[:90]})")
+        ok, out = status_until(lambda out: '"inputHold"' in out)
+        record(ok, f"after a key the timer is held for pauseOnInput ({out.strip()[:90]})")
         # The category banner: text over the bottom of the picture for a few seconds, then the clean picture.
         vm.key("down")
         dump, ok = display.wait_for(vm, lambda d: display.psnr(upper(d), upper(refs[3])) >= 40 and marked(d, 3), 5)
@@ -93,38 +134,41 @@ def run(vitrine):
         vm.touch([(0.2, 0.5), (0.5, 0.52), (0.8, 0.5)])
         record(shows(2), "tablet swipe right: previous photo")
         vm.touch([(0.5, 0.5)], seconds=0.05)
-        time.sleep(0.5)
-        rc, out = vm.run(status)
-        record('"user"' in out, f"tablet tap: paused by the user ({out.strip()[:90]})")
+        ok, out = status_until(lambda out: '"user"' in out)
+        record(ok, f"tablet tap: paused by the user ({out.strip()[:90]})")
         dump = vm.screendump()
         record(display.psnr(upper(dump), upper(refs[2])) >= 40 and marked(dump, 2),
                "while paused a pause sign is over the bottom of the photo")
         vm.key("spc")
-        time.sleep(0.5)
-        rc, out = vm.run(status)
-        record('"user"' not in out, f"Space: resumed ({out.strip()[:90]})")
+        ok, out = status_until(lambda out: '"user"' not in out)
+        record(ok, f"Space: resumed ({out.strip()[:90]})")
         dump, ok = display.wait_for(vm, lambda d: display.psnr(lower(d), lower(refs[2])) >= 40, 5)
         record(ok, "resumed, the pause sign is gone")
 
         # A multitouch touchscreen made inside the guest through /dev/uinput, plugged in while the show runs.
-        touch = f"modprobe uinput; /usr/bin/python3 {HERE}/uinput_touch.py"
-        vm.run(f"{touch} swipe 0.8,0.5 0.2,0.5")
+        touch = Touchscreen(vm)
+        touch.send("swipe 0.8,0.5 0.2,0.5")
         record(shows(0), "touchscreen swipe left: next photo")
-        vm.run(f"{touch} swipe 0.2,0.5 0.8,0.5")
+        touch.send("swipe 0.2,0.5 0.8,0.5")
         record(shows(2), "touchscreen swipe right: previous photo")
-        vm.run(f"{touch} swipe 0.8,0.5 0.2,0.5")
+        touch.send("swipe 0.8,0.5 0.2,0.5")
         record(shows(0), "touchscreen swipe left again: next photo")
-        vm.run(f"{touch} swipe 0.5,0.8 0.5,0.2")
+        touch.send("swipe 0.5,0.8 0.5,0.2")
         record(shows(3), "touchscreen swipe up: next category")
-        vm.run(f"{touch} swipe 0.5,0.2 0.5,0.8")
+        touch.send("swipe 0.5,0.2 0.5,0.8")
         record(shows(0), "touchscreen swipe down: previous category")
-        vm.run(f"{touch} tap 0.5,0.5")
-        rc, out = vm.run(status)
-        record('"user"' in out, f"touchscreen tap: paused ({out.strip()[:90]})")
-        vm.run(f"{touch} tap 0.5,0.5")
-        rc, out = vm.run(status)
-        record('"user"' not in out, f"touchscreen tap again: resumed ({out.strip()[:90]})")
-        vm.run(f"{touch} long 0.5,0.5")
+        touch.send("tap 0.5,0.5")
+        ok, out = status_until(lambda out: '"user"' in out)
+        record(ok, f"touchscreen tap: paused ({out.strip()[:90]})")
+        touch.send("tap 0.5,0.5")
+        ok, out = status_until(lambda out: '"user"' not in out)
+        record(ok, f"touchscreen tap again: resumed ({out.strip()[:90]})")
+        touch.send("long 0.5,0.5")
+        deadline = time.monotonic() + 10
+        while 'showing: "Test": 0' not in read(f"{share}/player.out") and time.monotonic() < deadline:
+            time.sleep(0.1)
+        touch_status, touch_output = touch.unplug()
+        record(touch_status == 0, f"the touchscreen was unplugged ({touch_output.strip()[-80:]})")
         status_code, output = vm.stop("player")
         record(status_code == 0 and "input device: Vitrine test touchscreen" in output,
                "the player picked up the touchscreen plugged in later and exited 0")

@@ -1,8 +1,13 @@
 #!/usr/bin/python3
 """Runs inside the guest: creates a multitouch touchscreen through /dev/uinput (slots, tracking ids, direct
-input), performs one gesture and removes the device.
+input) and keeps it plugged in while it performs gestures asked for by command files.
 
-Usage: uinput_touch.py tap X,Y | swipe X1,Y1 X2,Y2 | long X,Y     (coordinates 0...1)
+Usage: uinput_touch.py serve DIR LOG
+
+Once the player's log LOG names the new device (udev tagged it and libinput added it), DIR/ready is written.
+Then DIR/1.cmd, DIR/2.cmd, ... are performed in turn, each answered with DIR/N.done; a command is
+`tap X,Y`, `swipe X1,Y1 X2,Y2`, `long X,Y` (coordinates 0...1) or `unplug`, which removes the device and ends.
+The device stays while the player reads its events: an evdev client loses what it has not read at removal.
 """
 import fcntl
 import os
@@ -64,18 +69,60 @@ def finger(fd, points, seconds):
     emit(fd, EV_SYN, SYN_REPORT, 0)
 
 
-def main():
-    kind, *coordinates = sys.argv[1:]
+NAME = "Vitrine test touchscreen"
+
+
+def wait_until(condition, timeout, what):
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            sys.exit(f"uinput_touch: timed out after {timeout} s waiting for {what}")
+        time.sleep(0.02)
+
+
+def logged_device(log):
+    try:
+        with open(log, errors="replace") as f:
+            return f"input device: {NAME}" in f.read()
+    except OSError:
+        return False
+
+
+def gesture(fd, kind, coordinates):
     points = [tuple(float(v) for v in c.split(",")) for c in coordinates]
     if kind == "swipe":
         a, b = points
         points = [a, ((a[0] + b[0]) / 2, (a[1] + b[1]) / 2), b]
-    fd = create()
-    time.sleep(1.5)  # udev tags it a touchscreen and libinput adds it
     finger(fd, points, {"tap": 0.08, "swipe": 0.25, "long": 1.2}[kind])
-    time.sleep(0.5)
+
+
+def serve(directory, log):
+    fd = create()
+    wait_until(lambda: logged_device(log), 60, f"the player to log {NAME!r} in {log}")
+    with open(f"{directory}/ready", "w") as f:
+        f.write("ready\n")
+    number = 1
+    while True:
+        path = f"{directory}/{number}.cmd"
+        wait_until(lambda: os.path.exists(path), 3600, path)
+        with open(path) as f:
+            kind, *coordinates = f.read().split()
+        if kind == "unplug":
+            break
+        gesture(fd, kind, coordinates)
+        with open(f"{directory}/{number}.done", "w") as f:
+            f.write("done\n")
+        number += 1
     fcntl.ioctl(fd, UI_DEV_DESTROY)
     os.close(fd)
+    with open(f"{directory}/{number}.done", "w") as f:
+        f.write("unplugged\n")
+
+
+def main():
+    if len(sys.argv) != 4 or sys.argv[1] != "serve":
+        sys.exit(__doc__)
+    serve(sys.argv[2], sys.argv[3])
 
 
 if __name__ == "__main__":

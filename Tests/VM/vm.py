@@ -244,6 +244,10 @@ class VM:
         if "card /dev/dri/card0" not in self.ready:
             raise RuntimeError(f"no DRM card in the guest\n{self.ready}\n{self.log_tail()}")
 
+    def wait_until(self, condition, timeout, what):
+        """Polls condition() until it holds; raises TimeoutError after `timeout` s, RuntimeError if QEMU exits."""
+        self._wait_for(condition, timeout, what)
+
     def _wait_for(self, condition, timeout, what):
         deadline = time.monotonic() + timeout
         while not condition():
