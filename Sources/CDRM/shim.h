@@ -1,16 +1,17 @@
 #ifndef VITRINE_CDRM_SHIM_H
 #define VITRINE_CDRM_SHIM_H
 /* libdrm's macros that Swift cannot import (DRM_FORMAT_XRGB8888 is built with fourcc_code(), the dumb-buffer
- * ioctls with _IOWR), and the page-flip callback, which must be a C function. */
+ * ioctls with _IOWR), and the reading of flip events, whose structs carry the user data as an integer. */
 #include <stdint.h>
+#include <errno.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/mman.h>
 #include <xf86drm.h>
 #include <xf86drmMode.h>
 #include <drm_fourcc.h>
 
 static const uint32_t VITRINE_DRM_FORMAT_XRGB8888 = DRM_FORMAT_XRGB8888;
-static const uint32_t VITRINE_DRM_MODE_PAGE_FLIP_EVENT = DRM_MODE_PAGE_FLIP_EVENT;
 static const uint32_t VITRINE_DRM_MODE_TYPE_PREFERRED = DRM_MODE_TYPE_PREFERRED;
 static const uint32_t VITRINE_DRM_MODE_PROP_BLOB = DRM_MODE_PROP_BLOB;
 static const uint32_t VITRINE_DRM_MODE_PROP_ENUM = DRM_MODE_PROP_ENUM;
@@ -51,25 +52,40 @@ static inline int vitrine_drm_destroy_dumb(int fd, uint32_t handle) {
     return drmIoctl(fd, DRM_IOCTL_MODE_DESTROY_DUMB, &request);
 }
 
-/* A completed flip increments the counter whose address was given to drmModePageFlip. */
-static void vitrine_drm_page_flip_done(int fd, unsigned int sequence, unsigned int seconds, unsigned int microseconds,
-                                       void *counter) {
-    (void)fd;
-    (void)sequence;
-    (void)seconds;
-    (void)microseconds;
-    if (counter != NULL) {
-        *(int *)counter += 1;
+/* Reads the pending DRM events and keeps the flip completions: the serial each flip carried as its user data
+ * and the vblank sequence it completed at. Returns how many were stored (up to capacity), 0 when none was pending
+ * (the descriptor is non-blocking), or -1 with errno. Reading the events directly, instead of through
+ * drmHandleEvent's callback, lets a late event be matched to the flip it belongs to. */
+static inline int vitrine_drm_read_flips(int fd, uint64_t *serials, uint32_t *sequences, int capacity) {
+    char buffer[1024];
+    ssize_t length = read(fd, buffer, sizeof buffer);
+    if (length < 0) {
+        return (errno == EAGAIN || errno == EINTR) ? 0 : -1;
     }
+    int count = 0;
+    ssize_t offset = 0;
+    while (offset + (ssize_t)sizeof(struct drm_event) <= length) {
+        struct drm_event header;
+        memcpy(&header, buffer + offset, sizeof header);
+        if (header.length < sizeof header || offset + (ssize_t)header.length > length) {
+            break;
+        }
+        if (header.type == DRM_EVENT_FLIP_COMPLETE && header.length >= sizeof(struct drm_event_vblank) &&
+            count < capacity) {
+            struct drm_event_vblank flip;
+            memcpy(&flip, buffer + offset, sizeof flip);
+            serials[count] = flip.user_data;
+            sequences[count] = flip.sequence;
+            count += 1;
+        }
+        offset += header.length;
+    }
+    return count;
 }
 
-/* Reads the pending DRM events (flip completions); returns drmHandleEvent's result. */
-static inline int vitrine_drm_handle_events(int fd) {
-    drmEventContext context;
-    memset(&context, 0, sizeof context);
-    context.version = 2;
-    context.page_flip_handler = vitrine_drm_page_flip_done;
-    return drmHandleEvent(fd, &context);
+/* drmModePageFlip with the serial as the event's user data. */
+static inline int vitrine_drm_page_flip(int fd, uint32_t crtc, uint32_t framebuffer, uint64_t serial) {
+    return drmModePageFlip(fd, crtc, framebuffer, DRM_MODE_PAGE_FLIP_EVENT, (void *)(uintptr_t)serial);
 }
 
 /* mmap is variadic-free but MAP_FAILED is a macro cast Swift cannot import. */

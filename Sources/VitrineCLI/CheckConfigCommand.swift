@@ -117,7 +117,10 @@ struct CheckConfigCommand {
         if let device = display.device { screen += " \(device)" }
         if let connector = display.connector { screen += " connector \(connector)" }
         if let mode = display.mode { screen += " mode \(mode)" }
-        line("display", "\(screen), headless size \(display.headlessSize)")
+        line(
+            "display",
+            "\(screen), headless size \(display.headlessSize), VT switching "
+                + (display.vtSwitching ? "with Ctrl+Alt+F1...F12" : "forbidden"))
         line("controlSocket", settings.controlSocket ?? ControlServer.defaultPath())
         let bound = KeyMap.Action.allCases.compactMap { action in
             settings.keys.bindings[action].flatMap {

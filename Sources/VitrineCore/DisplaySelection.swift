@@ -18,6 +18,9 @@ public struct DisplaySelection: Sendable, Equatable {
     public var mode: String?
     /// The size Vitrine assumes when no panel can be asked (headless runs).
     public var headlessSize = Size(width: 800, height: 480)
+    /// Whether Ctrl+Alt+F1...F12 switch virtual terminals while the player holds the keyboard; false locks a kiosk
+    /// to the show.
+    public var vtSwitching = true
 
     public init() {}
 

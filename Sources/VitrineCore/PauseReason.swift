@@ -8,8 +8,11 @@ public enum PauseReason: String, Sendable, CaseIterable, Comparable {
     case suspend
     /// The virtual terminal was switched away.
     case vtAway
-    /// The screen is off (schedule, command, or unplugged).
+    /// The screen was turned off (schedule or command).
     case screenOff
+    /// The screen's connector is unplugged (or a TV dropped hotplug in standby). Its own reason, so a replug never
+    /// ends what the schedule holds, nor the schedule's morning what an unplug holds.
+    case unplugged
     /// The slide to show next is still being decoded.
     case loading
 

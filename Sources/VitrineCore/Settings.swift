@@ -49,7 +49,7 @@ public struct Settings: Sendable, Equatable {
         "transition", "transitionSeconds", "pairPortraits", "caption", "captionPosition", "captionSize", "locale",
         "metricsFile", "metricsInterval", "positionFile",
     ]
-    public static let displayKeyNames = ["backend", "device", "connector", "mode", "headlessSize"]
+    public static let displayKeyNames = ["backend", "device", "connector", "mode", "headlessSize", "vtSwitching"]
     public static let scheduleKeyNames = ["off", "on"]
 
     /// Loads a config file and resolves its relative paths against the file's folder.
@@ -162,6 +162,7 @@ public struct Settings: Sendable, Equatable {
             throw object.failure("mode", "\"\(mode)\" is not a mode (expected WxH or WxH@Hz, e.g. 1920x1080@60)")
         }
         display.headlessSize = try object.size("headlessSize") ?? display.headlessSize
+        display.vtSwitching = try object.bool("vtSwitching") ?? true
         return display
     }
 }

@@ -79,6 +79,13 @@ public final class DRMDevice {
         return names.filter { $0.hasPrefix("card") }.sorted(by: NaturalOrder.less).map { "/dev/dri/\($0)" }
     }
 
+    /// Whether the card can drive a screen at all: a render-only GPU (v3d, vgem) has no CRTCs or connectors.
+    public var hasModesetting: Bool {
+        guard let resources = drmModeGetResources(descriptor) else { return false }
+        defer { drmModeFreeResources(resources) }
+        return resources.pointee.count_crtcs > 0 && resources.pointee.count_connectors > 0
+    }
+
     public var supportsDumbBuffers: Bool {
         var value: UInt64 = 0
         return drmGetCap(descriptor, UInt64(DRM_CAP_DUMB_BUFFER), &value) == 0 && value != 0

@@ -8,10 +8,10 @@ import VitrineCore
     import Musl
 #endif
 
-/// A real screen through DRM/KMS: two dumb buffers with XRGB8888 framebuffers, the initial modeset, then page flips
-/// with completion events, one at a time; the buffer on screen is never written. On close the CRTC that was
-/// there before (the console, usually) is put back and everything is freed in reverse order.
-public final class DRMDisplay: ScanoutDisplay {
+/// A real screen through DRM/KMS: two dumb buffers with XRGB8888 framebuffers, modesets and page flips with
+/// completion events, as the display state machine asks. On close the CRTC that was there before (the console,
+/// usually) is put back and everything is freed in reverse order.
+public final class DRMDisplay: DisplayExecutor {
     struct Buffer {
         var handle: UInt32
         var pitch: Int
@@ -20,33 +20,27 @@ public final class DRMDisplay: ScanoutDisplay {
         var pixels: UnsafeMutableRawPointer
     }
 
-    /// How long a flip may take before the driver is taken to have no flip events (some virtual drivers).
-    static let flipTimeout = 0.25
-
     public private(set) var size: Size
     public let connector: DRMConnector
     public private(set) var mode: DRMMode
-    public var snapshots: SnapshotWriter? { nil }
+    /// The mode the next `rebuildBuffers` makes buffers for (set when the connector came back at another size).
+    public var pendingMode: DRMMode?
+    public var bufferCount: Int { 2 }
+    public var name: String { "\(device.path) (\(device.driver) \(connector.name))" }
     private let device: DRMDevice
     private let crtc: UInt32
     private let saved: UnsafeMutablePointer<drmModeCrtc>?
     private var buffers: [Buffer] = []
-    private var front = 0
-    private let flips = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
-    private var flipping: ShownContent?
-    private var waiting: DisplayContent?
-    private let watchdog: MonotonicTimer
-    private var modesetPerFrame = false
-    private let log: (String) -> Void
+    private let log: EventLog
     private var charge: MemoryBudget.Charge?
     private let budget: MemoryBudget
     private var closed = false
+    private var saidModesetFailure = false
 
-    public var eventDescriptors: [Int32] { [device.descriptor, watchdog.descriptor] }
-    public var isBusy: Bool { flipping != nil || waiting != nil }
+    public var eventDescriptors: [Int32] { [device.descriptor] }
 
     public init(
-        device: DRMDevice, connector: DRMConnector, mode: DRMMode, budget: MemoryBudget, log: @escaping (String) -> Void
+        device: DRMDevice, connector: DRMConnector, mode: DRMMode, budget: MemoryBudget, log: EventLog
     ) throws(PlayError) {
         self.device = device
         self.connector = connector
@@ -59,18 +53,14 @@ public final class DRMDisplay: ScanoutDisplay {
         }
         self.crtc = crtc
         do {
-            watchdog = try MonotonicTimer()
-        } catch {
-            throw PlayError("\(error)")
-        }
-        do {
             charge = try budget.charge(
                 (size.xrgbByteCount ?? Int.max / 4) * 2, for: "two \(size) scanout buffers on \(connector.name)")
         } catch {
             throw PlayError("\(error)")
         }
-        flips.initialize(to: 0)
         saved = drmModeGetCrtc(device.descriptor, crtc)
+        // No modeset yet: the first picture sets the mode, so a start inside the schedule's off hours never lights
+        // the panel.
         for _ in 0..<2 {
             do {
                 buffers.append(try makeBuffer())
@@ -79,19 +69,9 @@ public final class DRMDisplay: ScanoutDisplay {
                 throw error
             }
         }
-        var connectorID = connector.id
-        var raw = mode.raw
-        guard drmModeSetCrtc(device.descriptor, crtc, buffers[0].framebuffer, 0, 0, &connectorID, 1, &raw) == 0 else {
-            let failure = RuntimeError.last("set mode \(mode) on \(connector.name)", path: device.path)
-            freeBuffers()
-            throw PlayError("\(failure)")
-        }
     }
 
-    deinit {
-        close()
-        flips.deallocate()
-    }
+    deinit { close(flipInFlight: false) }
 
     private func makeBuffer() throws(PlayError) -> Buffer {
         var handle: UInt32 = 0
@@ -132,95 +112,65 @@ public final class DRMDisplay: ScanoutDisplay {
         return Buffer(handle: handle, pitch: Int(pitch), bytes: Int(bytes), framebuffer: framebuffer, pixels: pixels)
     }
 
-    public func show(_ content: DisplayContent) {
-        guard flipping == nil else {
-            waiting = content
-            return
-        }
-        let back = buffers[1 - front]
-        flipping = content.paint(
-            into: back.pixels, pitch: back.pitch, size: size, front: UnsafeRawPointer(buffers[front].pixels))
-        if !modesetPerFrame {
-            let flipped = drmModePageFlip(
-                device.descriptor, crtc, back.framebuffer, VITRINE_DRM_MODE_PAGE_FLIP_EVENT,
-                UnsafeMutableRawPointer(flips))
-            if flipped == 0 {
-                watchdog.arm(at: MonotonicClock.seconds() + Self.flipTimeout)
-                return
-            }
-            log(
-                "\(device.path) (\(device.driver)): page flip refused (\(String(cString: strerror(errno)))); "
-                    + "setting the mode for each frame from now on")
-            modesetPerFrame = true
-        }
-        setCRTC(to: back)
-        watchdog.arm(at: MonotonicClock.seconds())
+    public func paint(_ content: DisplayContent, buffer: Int, front: Int) {
+        _ = content.paint(
+            into: buffers[buffer].pixels, pitch: buffers[buffer].pitch, size: size,
+            front: UnsafeRawPointer(buffers[front].pixels))
     }
 
-    public private(set) var isPoweredOn = true
-
-    /// A driver that took no page flips gets a modeset per picture, which may tear: no crossfades there.
-    public var blendsCleanly: Bool { !modesetPerFrame }
-
-    /// Off: DPMS off when the connector has the property, else the CRTC is disabled. On: a fresh modeset with the
-    /// picture in the front buffer, then DPMS on.
-    public func setPower(_ on: Bool) {
-        guard on != isPoweredOn else { return }
-        isPoweredOn = on
-        let fd = device.descriptor
-        if on {
-            setCRTC(to: buffers[front])
-            if let dpms = connector.dpmsProperty { _ = drmModeConnectorSetProperty(fd, connector.id, dpms, 0) }
-        } else if let dpms = connector.dpmsProperty, drmModeConnectorSetProperty(fd, connector.id, dpms, 3) == 0 {
-            return
-        } else {
-            _ = drmModeSetCrtc(fd, crtc, 0, 0, 0, nil, 0, nil)
+    public func flip(buffer: Int, serial: UInt64) -> DisplayMachine<DisplayContent>.Refusal? {
+        guard vitrine_drm_page_flip(device.descriptor, crtc, buffers[buffer].framebuffer, serial) != 0 else {
+            return nil
+        }
+        switch errno {
+        case EBUSY: return .busy
+        case EINVAL: return .invalid
+        case EACCES, EPERM: return .denied
+        default: return .other(String(cString: strerror(errno)))
         }
     }
 
-    private func setCRTC(to buffer: Buffer) {
+    public func modeset(buffer: Int) -> Bool {
         var connectorID = connector.id
         var raw = mode.raw
-        _ = drmModeSetCrtc(device.descriptor, crtc, buffer.framebuffer, 0, 0, &connectorID, 1, &raw)
-    }
-
-    public func handleEvents() -> (completed: ShownContent?, now: Double) {
-        let before = flips.pointee
-        _ = vitrine_drm_handle_events(device.descriptor)
-        let fired = watchdog.acknowledge()
-        let now = MonotonicClock.seconds()
-        guard flipping != nil else { return (nil, now) }
-        if flips.pointee == before {
-            guard fired else { return (nil, now) }
-            if !modesetPerFrame {
-                log(
-                    "\(device.path) (\(device.driver)): no page-flip event within \(Int(Self.flipTimeout * 1000)) ms; "
-                        + "setting the mode for each frame from now on")
-                modesetPerFrame = true
-                setCRTC(to: buffers[1 - front])
-            }
+        if drmModeSetCrtc(device.descriptor, crtc, buffers[buffer].framebuffer, 0, 0, &connectorID, 1, &raw) != 0,
+            !saidModesetFailure
+        {
+            saidModesetFailure = true
+            log(.warning, "\(RuntimeError.last("set mode \(mode) on \(connector.name)", path: device.path))")
         }
-        watchdog.disarm()
-        front = 1 - front
-        let shown = flipping
-        flipping = nil
-        if let waiting {
-            self.waiting = nil
-            show(waiting)
+        return true
+    }
+
+    /// Off: DPMS off when the connector has the property, else the CRTC is disabled. On: DPMS on (after the
+    /// machine's modeset, which an off CRTC needs anyway).
+    public func setPower(_ on: Bool) {
+        let fd = device.descriptor
+        if let dpms = connector.dpmsProperty, drmModeConnectorSetProperty(fd, connector.id, dpms, on ? 0 : 3) == 0 {
+            return
         }
-        return (shown, now)
+        if !on { _ = drmModeSetCrtc(fd, crtc, 0, 0, 0, nil, 0, nil) }
     }
 
-    /// Gives DRM master up (the VT is being switched away); waits for a flip in flight first.
-    public func releaseMaster() {
-        finishFlip()
-        device.dropMaster()
+    public func readCompletions() -> [(serial: UInt64, sequence: UInt32)] {
+        var serials = [UInt64](repeating: 0, count: 8)
+        var sequences = [UInt32](repeating: 0, count: 8)
+        let count = vitrine_drm_read_flips(device.descriptor, &serials, &sequences, 8)
+        guard count > 0 else { return [] }
+        return (0..<Int(count)).map { (serials[$0], sequences[$0]) }
     }
 
-    /// Takes DRM master back and sets the mode again with the picture that was on screen.
-    public func reacquireMaster() throws(RuntimeError) {
-        try device.becomeMaster()
-        restoreScanout()
+    /// Gives DRM master up (the VT is being switched away).
+    public func dropMaster() { device.dropMaster() }
+
+    public func takeMaster() -> Bool {
+        do {
+            try device.becomeMaster()
+            return true
+        } catch {
+            log(.warning, "\(error)")
+            return false
+        }
     }
 
     /// The connector as the card reports it now (after a hotplug).
@@ -228,17 +178,17 @@ public final class DRMDisplay: ScanoutDisplay {
         device.connectors().first { $0.id == connector.id }
     }
 
-    /// Sets the mode again and shows the front buffer: after a reconnect or a wake, some screens stay dark otherwise.
-    public func restoreScanout() {
-        setCRTC(to: buffers[front])
+    /// Another mode of the same size (a replug at another refresh rate): used from the next modeset on.
+    public func use(_ newMode: DRMMode) {
+        precondition(newMode.size == size, "a mode of another size needs new buffers")
+        mode = newMode
     }
 
-    /// Another mode for the same connector (it came back at another resolution): new buffers, charged to the
-    /// budget first, and a modeset. Content waiting for a flip is dropped; the caller redraws.
-    public func reconfigure(to newMode: DRMMode) throws(PlayError) {
-        finishFlip()
-        waiting = nil
-        flipping = nil
+    /// Buffers for `pendingMode` (the connector came back at another resolution), charged to the budget first. The
+    /// machine asks only with no flip in flight.
+    public func rebuildBuffers() -> Bool {
+        guard let newMode = pendingMode else { return !buffers.isEmpty }
+        pendingMode = nil
         freeBuffers()
         charge = nil
         size = newMode.size
@@ -247,31 +197,24 @@ public final class DRMDisplay: ScanoutDisplay {
             charge = try budget.charge(
                 (size.xrgbByteCount ?? Int.max / 4) * 2, for: "two \(size) scanout buffers on \(connector.name)")
             for _ in 0..<2 { buffers.append(try makeBuffer()) }
-        } catch let error as PlayError {
-            throw error
+            return true
         } catch {
-            throw PlayError("\(error)")
+            log(.error, "cannot drive \(connector.name) at \(newMode): \(error)")
+            freeBuffers()
+            charge = nil
+            return false
         }
-        front = 0
-        setCRTC(to: buffers[0])
-    }
-
-    private func finishFlip() {
-        guard flipping != nil && !modesetPerFrame else { return }
-        var waitFor = pollfd(fd: device.descriptor, events: Int16(POLLIN), revents: 0)
-        if poll(&waitFor, 1, Int32(Self.flipTimeout * 1000)) > 0 { _ = vitrine_drm_handle_events(device.descriptor) }
     }
 
     /// Waits for a flip in flight, puts back the CRTC that was there before, then frees framebuffers and buffers in
     /// reverse order and gives up DRM master.
-    public func close() {
+    public func close(flipInFlight: Bool) {
         guard !closed else { return }
         closed = true
-        if flipping != nil && !modesetPerFrame {
+        if flipInFlight {
             var waitFor = pollfd(fd: device.descriptor, events: Int16(POLLIN), revents: 0)
-            if poll(&waitFor, 1, Int32(Self.flipTimeout * 1000)) > 0 {
-                _ = vitrine_drm_handle_events(device.descriptor)
-            }
+            let timeout = Int32(DisplayMachine<DisplayContent>.flipTimeout * 1000)
+            if poll(&waitFor, 1, timeout) > 0 { _ = readCompletions() }
         }
         if let saved {
             var connectorID = connector.id

@@ -20,33 +20,40 @@ public enum ShownContent {
     case blend(PresentRecord, weight: Int)
     /// Text painted over the picture on screen (not a new picture).
     case overlay
-}
 
-/// A screen with two scanout buffers and one flip in flight: the DRM output or the headless stand-in.
-public protocol ScanoutDisplay: AnyObject {
-    /// The scanout buffers' size.
-    var size: Size { get }
-    /// Descriptors the event loop watches; when one is readable, `handleEvents` finishes what it announces.
-    var eventDescriptors: [Int32] { get }
-    var snapshots: SnapshotWriter? { get }
-    /// Puts content on screen at the next flip; never writes into the buffer being scanned out. Content that
-    /// arrives while a flip is in flight waits for it.
-    func show(_ content: DisplayContent)
-    /// Whether a flip is in flight or content waits for one (overlays are then held back by the caller).
-    var isBusy: Bool { get }
-    /// Finishes a completed flip: returns what is now on screen, if a flip completed.
-    func handleEvents() -> (completed: ShownContent?, now: Double)
-    /// Screen power: off blanks the output; on sets the mode again and shows the front buffer (some panels come
-    /// back dark otherwise).
-    func setPower(_ on: Bool)
-    var isPoweredOn: Bool { get }
-    /// Whether a picture can change in steps without tearing: two buffers and flips on vblank.
-    var blendsCleanly: Bool { get }
-    /// Waits for a flip in flight and gives the screen back as it was found.
-    func close()
+    /// A whole picture (not text over one).
+    var isPicture: Bool {
+        if case .overlay = self { return false }
+        return true
+    }
 }
 
 extension DisplayContent {
+    /// Whether the content is painted over the picture on screen.
+    var isOverlay: Bool {
+        if case .overlay = self { return true }
+        return false
+    }
+
+    /// What the content puts on screen, without its pixels.
+    var shown: ShownContent {
+        switch self {
+        case .frame(_, let record): return .frame(record)
+        case .background: return .background
+        case .blend(_, _, let weight, let record): return .blend(record, weight: weight)
+        case .overlay: return .overlay
+        }
+    }
+
+    /// Whether the content was made for a screen of `size` (a frame decoded before the mode changed was not).
+    func fits(_ size: Size) -> Bool {
+        switch self {
+        case .frame(let frame, _): return frame.size == size
+        case .blend(let from, let to, _, _): return from.size == size && to.size == size
+        case .background, .overlay: return true
+        }
+    }
+
     /// Paints the content into a 32-bit XRGB back buffer of `size` with `pitch` bytes per row; `front` is the
     /// buffer on screen, which overlays start from. Returns what the flip to that buffer will show.
     func paint(into back: UnsafeMutableRawPointer, pitch: Int, size: Size, front: UnsafeRawPointer) -> ShownContent {

@@ -9,15 +9,18 @@ import VitrineCore
 
 /// The fbdev fallback for boards without KMS (`/dev/fbN`): the resolution from FBIOGET_VSCREENINFO, XRGB8888 or
 /// RGB565 pixels. When the driver lets the virtual screen be twice as tall, frames alternate between its halves
-/// and FBIOPAN_DISPLAY flips between them; otherwise there is one buffer and each frame is one copy into it.
-/// The console is switched to graphics mode while Vitrine draws, and back to text (which redraws it) on close.
-public final class FbdevDisplay: ScanoutDisplay {
+/// and FBIOPAN_DISPLAY flips between them (paced by FBIO_WAITFORVSYNC where the driver has it); otherwise there is
+/// one buffer and each frame is one copy into it. Power is FBIOBLANK. The console is switched to graphics mode
+/// while Vitrine draws, and back to text (which redraws it) on close.
+public final class FbdevDisplay: DisplayExecutor {
     public let size: Size
     public let path: String
-    public var snapshots: SnapshotWriter? { nil }
+    public var name: String { path }
     public var eventDescriptors: [Int32] { [completion.descriptor] }
-    public private(set) var isPoweredOn = true
-    public var isBusy: Bool { flipping != nil || waiting != nil }
+    public var bufferCount: Int { doubleBuffered ? 2 : 1 }
+    /// Panning between two halves changes the picture whole; with one buffer every step would be drawn on screen,
+    /// and RGB565 panels are not given fades.
+    public var blendsCleanly: Bool { doubleBuffered && bytesPerPixel == 4 }
     /// Panning between two halves, or one buffer.
     public let doubleBuffered: Bool
     private let descriptor: Int32
@@ -27,11 +30,14 @@ public final class FbdevDisplay: ScanoutDisplay {
     private let bytesPerPixel: Int
     private var variable: fb_var_screeninfo
     private let original: fb_var_screeninfo
-    private var front = 0
-    private var flipping: ShownContent?
-    private var waiting: DisplayContent?
-    /// Pans complete at once; the completion is reported through the event loop like a flip event.
+    /// Pans complete at once (after the vblank when the driver can wait for one); the completion is reported
+    /// through the event loop like a flip event.
     private let completion: MonotonicTimer
+    private var completed: UInt64?
+    /// FBIO_WAITFORVSYNC worked last time (tried until it fails once).
+    private var waitsForVsync = true
+    /// FBIOBLANK is missing: off painted black over the picture, which must be drawn again when the screen is on.
+    private var pictureLost = false
     private let console: Int32
     private var closed = false
 
@@ -96,51 +102,78 @@ public final class FbdevDisplay: ScanoutDisplay {
         if console >= 0 { _ = vitrine_ioctl_value(console, VITRINE_KDSETMODE, VITRINE_KD_GRAPHICS) }
     }
 
-    deinit { close() }
+    deinit { close(flipInFlight: false) }
 
-    public func show(_ content: DisplayContent) {
-        guard flipping == nil else {
-            waiting = content
-            return
-        }
-        let target = doubleBuffered ? 1 - front : front
-        let base = pixels + target * lineLength * size.height
+    private func base(_ buffer: Int) -> UnsafeMutableRawPointer { pixels + buffer * lineLength * size.height }
+
+    public func paint(_ content: DisplayContent, buffer: Int, front: Int) {
         if bytesPerPixel == 4 {
-            let onScreen = pixels + front * lineLength * size.height
-            flipping = content.paint(into: base, pitch: lineLength, size: size, front: UnsafeRawPointer(onScreen))
+            _ = content.paint(into: base(buffer), pitch: lineLength, size: size, front: UnsafeRawPointer(base(front)))
         } else {
-            flipping = paintRGB565(content, into: base)
+            paintRGB565(content, into: base(buffer))
         }
-        if doubleBuffered {
-            variable.yoffset = UInt32(target * size.height)
-            _ = vitrine_ioctl_pointer(descriptor, VITRINE_FBIOPAN_DISPLAY, &variable)
-            front = target
-        }
-        completion.arm(at: MonotonicClock.seconds())
     }
 
-    /// Panning between two buffers changes the picture whole; with one buffer every step would be drawn on screen.
-    public var blendsCleanly: Bool { doubleBuffered && bytesPerPixel == 4 }
+    private func pan(to buffer: Int) {
+        guard doubleBuffered else { return }
+        variable.yoffset = UInt32(buffer * size.height)
+        _ = vitrine_ioctl_pointer(descriptor, VITRINE_FBIOPAN_DISPLAY, &variable)
+    }
+
+    public func flip(buffer: Int, serial: UInt64) -> DisplayMachine<DisplayContent>.Refusal? {
+        pan(to: buffer)
+        // The pan takes effect at the vblank; waiting for it paces fades at the refresh rate and frees the other
+        // half only once it is off screen.
+        if doubleBuffered && waitsForVsync && vitrine_fb_wait_for_vsync(descriptor) != 0 { waitsForVsync = false }
+        completed = serial
+        completion.arm(at: MonotonicClock.seconds())
+        return nil
+    }
+
+    public func modeset(buffer: Int) -> Bool {
+        pan(to: buffer)
+        _ = vitrine_ioctl_value(descriptor, VITRINE_FBIOBLANK, VITRINE_FB_BLANK_UNBLANK)
+        defer { pictureLost = false }
+        return !pictureLost
+    }
+
+    public func readCompletions() -> [(serial: UInt64, sequence: UInt32)] {
+        guard completion.acknowledge(), let serial = completed else { return [] }
+        completed = nil
+        return [(serial, 0)]
+    }
+
+    /// FBIOBLANK; a driver without it gets black painted over the picture (drawn again when the screen is on).
+    public func setPower(_ on: Bool) {
+        let request = on ? VITRINE_FB_BLANK_UNBLANK : VITRINE_FB_BLANK_POWERDOWN
+        guard vitrine_ioctl_value(descriptor, VITRINE_FBIOBLANK, request) != 0, !on else { return }
+        for buffer in 0..<bufferCount { paint(.background(.black), buffer: buffer, front: buffer) }
+        pictureLost = true
+    }
+
+    /// A console that had the VT meanwhile drew into the same memory.
+    public func takeMaster() -> Bool {
+        pictureLost = true
+        return true
+    }
 
     /// RGB565 panels take frames and backgrounds converted; overlays (XRGB paint) are not shown there.
-    private func paintRGB565(_ content: DisplayContent, into base: UnsafeMutableRawPointer) -> ShownContent {
+    private func paintRGB565(_ content: DisplayContent, into base: UnsafeMutableRawPointer) {
         switch content {
-        case .frame(let frame, let record):
+        case .frame(let frame, _):
             precondition(frame.size == size, "frame \(frame.size) for a \(size) display")
             for row in 0..<size.height { write(row: frame.pixels + row * size.width, to: base + row * lineLength) }
-            return .frame(record)
         case .background(let color):
             let line = [UInt32](repeating: color.xrgb, count: size.width)
             line.withUnsafeBufferPointer { buffer in
                 guard let start = buffer.baseAddress else { return }
                 for row in 0..<size.height { write(row: start, to: base + row * lineLength) }
             }
-            return .background
         case .overlay:
-            return .overlay
+            break
         case .blend(_, let to, _, let record):
             // Not reached (no fades on RGB565 panels); the incoming picture is what the fade would end on.
-            return paintRGB565(.frame(to, record), into: base)
+            paintRGB565(.frame(to, record), into: base)
         }
     }
 
@@ -155,30 +188,8 @@ public final class FbdevDisplay: ScanoutDisplay {
         }
     }
 
-    public func handleEvents() -> (completed: ShownContent?, now: Double) {
-        completion.acknowledge()
-        let now = MonotonicClock.seconds()
-        let shown = flipping
-        flipping = nil
-        if let waiting {
-            self.waiting = nil
-            show(waiting)
-        }
-        return (shown, now)
-    }
-
-    /// fbdev has no portable power control; off paints black, on repaints the buffer on screen by panning to it.
-    public func setPower(_ on: Bool) {
-        isPoweredOn = on
-        if on, doubleBuffered {
-            _ = vitrine_ioctl_pointer(descriptor, VITRINE_FBIOPAN_DISPLAY, &variable)
-        } else if !on {
-            show(.background(.black))
-        }
-    }
-
     /// Puts the screen info back and the console in text mode, which makes it redraw itself.
-    public func close() {
+    public func close(flipInFlight: Bool) {
         guard !closed else { return }
         closed = true
         var restore = original

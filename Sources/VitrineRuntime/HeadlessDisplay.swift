@@ -6,24 +6,25 @@ import VitrineCore
     import Musl
 #endif
 
-/// A display without a screen that behaves like DRM: two scanout buffers, one flip in flight, the flip completing
-/// at the next tick of a simulated 60 Hz vblank. Frames go to memory and, when asked, to snapshot files.
-public final class HeadlessDisplay: ScanoutDisplay {
+/// A display without a screen that behaves like DRM: two scanout buffers, flips completing at the next tick of a
+/// simulated 60 Hz vblank. Frames go to memory and, when asked, to snapshot files (one per picture that reaches
+/// the "glass": nothing while the screen is off).
+public final class HeadlessDisplay: DisplayExecutor {
     public static let refreshRate = 60.0
 
     public let size: Size
-    /// The scanout buffers; `buffers[front]` is "on screen". Charged to the budget like DRM dumb buffers.
+    public var bufferCount: Int { 2 }
+    public var name: String { "headless \(size)" }
+    /// The scanout buffers. Charged to the budget like DRM dumb buffers.
     private let buffers: [Frame]
-    private var front = 0
     private let vblank: MonotonicTimer
     private let started: Double
-    private var flipping: ShownContent?
-    /// One content waiting for the flip in flight (a background, or a frame arriving just after one).
-    private var waiting: DisplayContent?
+    /// The flip waiting for the next vblank.
+    private var pending: UInt64?
+    private var vblankCount: UInt32 = 0
     public let snapshots: SnapshotWriter?
 
     public var eventDescriptors: [Int32] { [vblank.descriptor] }
-    public var isBusy: Bool { flipping != nil || waiting != nil }
 
     public init(size: Size, budget: MemoryBudget, snapshots: SnapshotWriter?) throws(MemoryBudget.Exceeded) {
         self.size = size
@@ -41,49 +42,42 @@ public final class HeadlessDisplay: ScanoutDisplay {
         self.snapshots = snapshots
     }
 
-    /// Puts content on screen at the next vblank; never touches the buffer on screen.
-    public func show(_ content: DisplayContent) {
-        guard flipping == nil else {
-            waiting = content
-            return
-        }
-        flipping = content.paint(
-            into: UnsafeMutableRawPointer(buffers[1 - front].pixels), pitch: size.width * 4, size: size,
+    public func paint(_ content: DisplayContent, buffer: Int, front: Int) {
+        _ = content.paint(
+            into: UnsafeMutableRawPointer(buffers[buffer].pixels), pitch: size.width * 4, size: size,
             front: UnsafeRawPointer(buffers[front].pixels))
+    }
+
+    public func flip(buffer: Int, serial: UInt64) -> DisplayMachine<DisplayContent>.Refusal? {
+        guard pending == nil else { return .busy }
+        pending = serial
         let now = MonotonicClock.seconds()
         let period = 1 / Self.refreshRate
         vblank.arm(at: started + ((now - started) / period + 1).rounded(.down) * period)
+        return nil
     }
 
-    public private(set) var isPoweredOn = true
+    public func modeset(buffer: Int) -> Bool { true }
 
-    public func setPower(_ on: Bool) { isPoweredOn = on }
+    public func setPower(_ on: Bool) {}
 
-    public var blendsCleanly: Bool { true }
-
-    public func close() {}
-
-    /// The vblank came: the back buffer becomes the front. Returns the record of the frame now on screen (nil
-    /// for a background), and whether a frame flip completed.
-    public func handleEvents() -> (completed: ShownContent?, now: Double) {
-        vblank.acknowledge()
-        let now = MonotonicClock.seconds()
-        guard let content = flipping else { return (nil, now) }
-        front = 1 - front
-        flipping = nil
-        if let snapshots {
-            switch content {
-            case .frame(let record): snapshots.write(buffers[front], record: record, now: now)
-            case .blend(let record, let weight):
-                snapshots.write(buffers[front], record: record, now: now, fadeWeight: weight)
-            case .background: snapshots.write(buffers[front], record: nil, now: now)
-            case .overlay: break
-            }
-        }
-        if let waiting {
-            self.waiting = nil
-            show(waiting)
-        }
-        return (content, now)
+    public func readCompletions() -> [(serial: UInt64, sequence: UInt32)] {
+        guard vblank.acknowledge(), let serial = pending else { return [] }
+        pending = nil
+        vblankCount &+= 1
+        return [(serial, vblankCount)]
     }
+
+    public func didShow(_ shown: ShownContent?, buffer: Int, now: Double) {
+        guard let snapshots, let shown else { return }
+        switch shown {
+        case .frame(let record): snapshots.write(buffers[buffer], record: record, now: now)
+        case .blend(let record, let weight):
+            snapshots.write(buffers[buffer], record: record, now: now, fadeWeight: weight)
+        case .background: snapshots.write(buffers[buffer], record: nil, now: now)
+        case .overlay: break
+        }
+    }
+
+    public func close(flipInFlight: Bool) {}
 }

@@ -121,7 +121,8 @@ public enum KeyCodes {
             110: "Insert", 111: "Delete", 116: "Power", 119: "Pause", 139: "Menu", 142: "Sleep", 158: "Back",
             163: "NextSong", 164: "PlayPause", 165: "PreviousSong", 166: "Stop", 168: "Rewind", 207: "Play",
             208: "FastForward", 352: "OK", 353: "Select", 358: "Info", 398: "Red", 399: "Green", 400: "Yellow",
-            401: "Blue", 402: "ChannelUp", 403: "ChannelDown",
+            401: "Blue", 402: "ChannelUp", 403: "ChannelDown", 29: "LeftCtrl", 97: "RightCtrl", 56: "LeftAlt",
+            100: "RightAlt",
         ]
         for (index, digit) in "1234567890".enumerated() { names[UInt32(2 + index)] = String(digit) }
         for (row, start) in [("QWERTYUIOP", 16), ("ASDFGHJKL", 30), ("ZXCVBNM", 44)] as [(String, UInt32)] {

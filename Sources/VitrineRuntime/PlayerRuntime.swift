@@ -52,12 +52,14 @@ public final class PlayerRuntime {
     private let decodeWakeup: Wakeup
     private let worker: DecodeWorker
     private let watcher: LibraryWatcher
-    private let display: any ScanoutDisplay
+    private let display: DisplayController
     private let hotplug: HotplugMonitor?
     private var terminal: VirtualTerminal?
     private var input: InputSource?
     private let inputHoldTimer: MonotonicTimer
     private var gestures: GestureRecognizer
+    /// Ctrl+Alt+F1...F12: the keyboard is off on the VT, so the player switches VTs itself.
+    private var chord = VTSwitchChord()
     /// The pointer's position, normalised, for mice that report only relative motion.
     private var pointer = (x: 0.5, y: 0.5)
     private var pointerDown = false
@@ -166,18 +168,19 @@ public final class PlayerRuntime {
             let snapshots = try configuration.snapshots.map { (directory) throws(RuntimeError) in
                 try SnapshotWriter(directory: directory, started: MonotonicClock.seconds())
             }
+            let executor: any DisplayExecutor
             if let fbdev = opened.fbdev {
-                display = fbdev
+                executor = fbdev
             } else if let device = opened.device, let connector = opened.connector, let mode = opened.mode {
-                display = try DRMDisplay(
-                    device: device, connector: connector, mode: mode, budget: budget, log: { log($0) })
+                executor = try DRMDisplay(device: device, connector: connector, mode: mode, budget: budget, log: log)
             } else {
                 do {
-                    display = try HeadlessDisplay(size: profile.scanout, budget: budget, snapshots: snapshots)
+                    executor = try HeadlessDisplay(size: profile.scanout, budget: budget, snapshots: snapshots)
                 } catch {
                     throw PlayError("\(error)")
                 }
             }
+            display = try DisplayController(executor: executor, log: log)
             control = try ControlServer(path: configuration.controlPath ?? ControlServer.defaultPath())
             scheduleTimer = try WallClockTimer()
             inputHoldTimer = try MonotonicTimer()
@@ -201,12 +204,13 @@ public final class PlayerRuntime {
         figures.budgetLimitBytes = budget.limit
         figures.startTime = WallClock.seconds()
         // VT switching matters only when Vitrine drives the screen itself and runs on a VT.
-        if display is DRMDisplay || display is FbdevDisplay {
-            terminal = VirtualTerminal()
+        let onScreen = display.executor is DRMDisplay || display.executor is FbdevDisplay
+        if onScreen {
+            terminal = VirtualTerminal(allowSwitching: settings.display.vtSwitching, log: log)
             if let terminal { log("on \(terminal.path): switching VTs holds the show and gives the screen away") }
         }
         // Input is for a real screen; a headless player takes its commands from the control socket.
-        if display is DRMDisplay || display is FbdevDisplay {
+        if onScreen {
             do {
                 let source = try InputSource()
                 input = source
@@ -216,7 +220,7 @@ public final class PlayerRuntime {
             }
         }
         // Hotplug matters only for a real screen; without udev the show still runs, it just cannot follow plugs.
-        if display is DRMDisplay {
+        if display.executor is DRMDisplay {
             do {
                 hotplug = try HotplugMonitor()
             } catch {
@@ -331,6 +335,7 @@ public final class PlayerRuntime {
         guard !candidates.isEmpty else { throw PlayError("no DRM device in /dev/dri") }
         var problems: [String] = []
         var unplugged = 0
+        var renderOnly = 0
         for candidate in candidates {
             let device: DRMDevice
             do {
@@ -339,8 +344,16 @@ public final class PlayerRuntime {
                 problems.append("\(error)")
                 continue
             }
+            // A card that cannot drive a screen (v3d next to vc4 on a Pi 4/5, vgem) has no say in whether a screen
+            // is connected.
+            guard device.hasModesetting else {
+                renderOnly += 1
+                problems.append("\(candidate) (\(device.driver)): no display outputs")
+                continue
+            }
             guard device.supportsDumbBuffers else {
-                problems.append("\(candidate): no dumb buffers")
+                renderOnly += 1
+                problems.append("\(candidate) (\(device.driver)): no dumb buffers")
                 continue
             }
             guard let connector = DRMDevice.choose(device.connectors(), named: settings.display.connector) else {
@@ -357,31 +370,8 @@ public final class PlayerRuntime {
                 problems.append("\(error)")
                 continue
             }
-            var mode = connector.preferredMode
-            if let wanted = settings.display.mode {
-                let parts = wanted.split(separator: "@")
-                let size = Size(parsing: parts[0])
-                let refresh = parts.count > 1 ? Double(parts[1]).map { Int($0.rounded()) } : nil
-                if let match = connector.modes.first(where: {
-                    $0.size == size && (refresh == nil || $0.refresh == refresh)
-                }) {
-                    mode = match
-                } else {
-                    log("\(connector.name) offers no mode \(wanted); using \(mode.map(\.description) ?? "none")")
-                }
-            }
-            guard var chosen = mode else { continue }
-            var profile = table.profile(for: connector.panel(mode: chosen))
-            if profile.scanout != chosen.size {
-                if let smaller = connector.modes.first(where: { $0.size == profile.scanout }) {
-                    chosen = smaller
-                } else {
-                    log(
-                        "\(connector.name) has no \(profile.scanout) mode for profile \(profile.id); composing at \(chosen.size)"
-                    )
-                    profile = table.derivedProfile(
-                        for: PanelDescription(connector: connector.name, mode: chosen.size), atNativeSize: true)
-                }
+            guard let (chosen, profile) = chooseMode(for: connector, settings: settings, table: table, log: log) else {
+                continue
             }
             let name = connector.edid?.monitorName.map { " (\($0))" } ?? ""
             return OpenedDisplay(
@@ -389,7 +379,42 @@ public final class PlayerRuntime {
                 device: device, connector: connector, mode: chosen)
         }
         throw PlayError(
-            problems.joined(separator: "; "), nothingConnected: unplugged > 0 && unplugged == problems.count)
+            problems.joined(separator: "; "),
+            nothingConnected: unplugged > 0 && unplugged + renderOnly == problems.count)
+    }
+
+    /// The mode to drive a connector at and its profile: `display.mode` when the connector offers it, else the
+    /// preferred one; a profile that composes below that size (4K at 1080p) asks for its smaller mode.
+    static func chooseMode(for connector: DRMConnector, settings: Settings, table: DeviceTable, log: EventLog)
+        -> (mode: DRMMode, profile: DeviceProfile)?
+    {
+        var mode = connector.preferredMode
+        if let wanted = settings.display.mode {
+            let parts = wanted.split(separator: "@")
+            let size = Size(parsing: parts[0])
+            let refresh = parts.count > 1 ? Double(parts[1]).map { Int($0.rounded()) } : nil
+            if let match = connector.modes.first(where: {
+                $0.size == size && (refresh == nil || $0.refresh == refresh)
+            }) {
+                mode = match
+            } else {
+                log("\(connector.name) offers no mode \(wanted); using \(mode.map(\.description) ?? "none")")
+            }
+        }
+        guard var chosen = mode else { return nil }
+        var profile = table.profile(for: connector.panel(mode: chosen))
+        if profile.scanout != chosen.size {
+            if let smaller = connector.modes.first(where: { $0.size == profile.scanout }) {
+                chosen = smaller
+            } else {
+                log(
+                    "\(connector.name) has no \(profile.scanout) mode for profile \(profile.id); composing at \(chosen.size)"
+                )
+                profile = table.derivedProfile(
+                    for: PanelDescription(connector: connector.name, mode: chosen.size), atNativeSize: true)
+            }
+        }
+        return (chosen, profile)
     }
 
     /// Like `openDRM`, but when the cards are there and no screen is connected yet (a kiosk that boots before its
@@ -458,6 +483,7 @@ public final class PlayerRuntime {
         if let snapshots = display.snapshots { log("presented frames go to \(snapshots.directory)/") }
         send(.start(categories: readCategories(), now: MonotonicClock.seconds()))
         followSchedule()
+        drainDisplay()
         // The pings come from this loop, so a player stuck anywhere in it is restarted by the service manager.
         if notifier?.watchdogInterval != nil { watchdogTimer.arm(at: MonotonicClock.seconds()) }
         if metricsWriter != nil { metricsTimer.arm(at: MonotonicClock.seconds()) }
@@ -467,9 +493,11 @@ public final class PlayerRuntime {
             noticeSleep()
             for event in ready {
                 handle(event)
+                drainDisplay()
                 if exitStatus != nil { break }
             }
             refreshOverlay()
+            drainDisplay()
         }
         shutdown()
         return exitStatus ?? 0
@@ -509,7 +537,7 @@ public final class PlayerRuntime {
         case .library:
             libraryChanged(watcher.read(), now: now)
         case .vblank:
-            vblank()
+            display.handleReadable(now: now)
         case .schedule:
             if scheduleTimer.acknowledge() {
                 // The wall clock jumped: the system resumed (or the clock was set, which costs only a fresh
@@ -563,21 +591,14 @@ public final class PlayerRuntime {
         case VirtualTerminal.releaseSignal:
             log("VT switched away: holding the show")
             send(.hold(.vtAway, now: now))
-            (display as? DRMDisplay)?.releaseMaster()
             input?.suspend()
-            terminal?.allowRelease()
+            chord.reset()
+            // The switch goes ahead once the screen is given up (after the flip in flight): `.seatReleased`.
+            display.releaseSeat(now: now)
         case VirtualTerminal.acquireSignal:
             terminal?.acknowledgeAcquire()
             input?.resume()
-            if let drm = display as? DRMDisplay {
-                do {
-                    try drm.reacquireMaster()
-                } catch {
-                    log("VT back, but \(error)")
-                }
-            } else if display is FbdevDisplay {
-                send(.redraw(now: now))
-            }
+            display.returnSeat(now: now)
             log("VT back: the show goes on")
             send(.release(.vtAway, now: now))
         default:
@@ -593,7 +614,17 @@ public final class PlayerRuntime {
             log("input device: \(name)")
             return
         case .key(let name, let pressed):
-            guard pressed, let action = configuration.settings.keys.action(forKey: name) else { return }
+            if let target = chord.key(name, pressed: pressed) {
+                if terminal?.activate(target) == true {
+                    log("Ctrl+Alt+F\(target): switching to VT \(target)")
+                } else if terminal?.allowsSwitching == false {
+                    log("Ctrl+Alt+F\(target): VT switching is off (display.vtSwitching)")
+                }
+                return
+            }
+            guard pressed, !chord.modifierHeld, let action = configuration.settings.keys.action(forKey: name) else {
+                return
+            }
             send(.user(action, now: now))
             return
         case .touchDown(let x, let y):
@@ -637,41 +668,40 @@ public final class PlayerRuntime {
         if let action { send(.user(action, now: now)) }
     }
 
-    /// A DRM connector changed: unplugged, the show holds; back, it is matched to its profile again, the mode set
-    /// again, and the slide redrawn at the new size when the size changed.
+    /// A DRM connector changed: unplugged, the show holds (a pause reason of its own); back, it is matched to its
+    /// profile again with `display.mode` and the profile's compose mode honoured, the mode is set again, and at
+    /// another size new buffers are made and the slide is redrawn.
     private func screenChanged(now: Double) {
-        guard let drm = display as? DRMDisplay, let connector = drm.probeConnector() else { return }
-        guard connector.connected, let mode = connector.preferredMode else {
+        guard let drm = display.executor as? DRMDisplay, let connector = drm.probeConnector() else { return }
+        guard connector.connected,
+            let (mode, profile) = Self.chooseMode(
+                for: connector, settings: configuration.settings, table: configuration.deviceTable, log: log)
+        else {
             guard !unplugged else { return }
             unplugged = true
             log(.warning, "\(connector.name) disconnected; the show waits for it")
-            send(.hold(.screenOff, now: now))
+            display.unplugged(now: now)
+            send(.hold(.unplugged, now: now))
             return
         }
         guard unplugged || mode.size != drm.size else { return }
         unplugged = false
-        let profile = configuration.deviceTable.profile(for: connector.panel(mode: mode))
         if mode.size == drm.size {
             log("\(connector.name) connected again at \(mode)")
-            drm.restoreScanout()
-        } else if profile.scanout == mode.size {
+            drm.use(mode)
+            display.plugged(sameMode: true, now: now)
+        } else {
             log("\(connector.name) connected again at \(mode): profile \(profile.id), compose \(profile.compose)")
-            do {
-                try drm.reconfigure(to: mode)
-            } catch {
-                log(.error, "cannot drive \(connector.name) at \(mode): \(error)")
-                return
-            }
+            drm.pendingMode = mode
             profileNow = profile
             renderOptions.canvas = profile.compose
             renderOptions.rotation = profile.rotation
             renderOptions.fit = configuration.settings.fit ?? profile.fit
             worker.setOptions(renderOptions)
-            send(.redraw(now: now))
-        } else {
-            log("\(connector.name) connected again at \(mode), which profile \(profile.id) does not compose for")
+            // New buffers once no flip is in flight; then `.redraw` paints the slide at the new size.
+            display.plugged(sameMode: false, now: now)
         }
-        send(.release(.screenOff, now: now))
+        send(.release(.unplugged, now: now))
     }
 
     /// Puts the screen in the state the schedule asks for now, and arms the timer for the next change.
@@ -713,11 +743,7 @@ public final class PlayerRuntime {
         log(reason)
         sleepOffset = SleepClock.offset()
         suspendCount = SleepClock.suspendCount()
-        if let drm = display as? DRMDisplay {
-            drm.restoreScanout()
-        } else if display is FbdevDisplay {
-            send(.redraw(now: MonotonicClock.seconds()))
-        }
+        display.woke(now: now)
         send(.woke(now: MonotonicClock.seconds()))
         return true
     }
@@ -810,10 +836,6 @@ public final class PlayerRuntime {
             exitStatus = 0
         case .screenPower(let on):
             display.setPower(on)
-            // One fbdev buffer cannot keep the picture while blanked: draw it again.
-            if on, let fbdev = display as? FbdevDisplay, !fbdev.doubleBuffered {
-                send(.redraw(now: MonotonicClock.seconds()))
-            }
         case .log(let line):
             log(line)
         case .warn(let line):
@@ -821,12 +843,8 @@ public final class PlayerRuntime {
         }
     }
 
-    /// Whether the screen can show a fade now: on, ours, and flipping cleanly.
-    private var screenCanFade: Bool {
-        let reasons = player.timer.reasons
-        return display.isPoweredOn && display.blendsCleanly && !unplugged && !reasons.contains(.vtAway)
-            && !reasons.contains(.screenOff)
-    }
+    /// Whether the screen can show a fade now: lit, ours, and flipping cleanly.
+    private var screenCanFade: Bool { display.canFade }
 
     /// A new slide: a crossfade from the one on screen when fades are on and the screen can show one, else a cut.
     private func present(_ frame: Frame, _ record: PresentRecord) {
@@ -901,7 +919,7 @@ public final class PlayerRuntime {
     /// Puts the text that should be over the picture there: the banner, else "Paused" while the user paused;
     /// takes it away when nothing should be. Waits while a flip is in flight; a new picture comes without text.
     private func refreshOverlay() {
-        guard let text, !display.isBusy, fade == nil else { return }
+        guard let text, display.isLit, !display.isBusy, fade == nil else { return }
         let wanted = banner ?? (player.timer.reasons.contains(.user) ? "Paused" : nil)
         guard wanted != overlayShown?.text else { return }
         let previous = overlayShown?.saved
@@ -924,9 +942,33 @@ public final class PlayerRuntime {
         }
     }
 
-    private func vblank() {
-        let (shown, now) = display.handleEvents()
-        if shown != nil && !toldReady {
+    /// Takes what the display did since the last look (content done, a picture back, a redraw asked for, the seat
+    /// given up) until it has nothing more to say.
+    private func drainDisplay() {
+        while true {
+            let outputs = display.takeOutputs()
+            if outputs.isEmpty { return }
+            for output in outputs {
+                let now = MonotonicClock.seconds()
+                switch output {
+                case .completed(let content, _):
+                    completed(content.shown, now: now)
+                case .reappeared(let content):
+                    // A picture painted for the return carries no text.
+                    if let content, !content.isOverlay { overlayShown = nil }
+                case .redraw:
+                    send(.redraw(now: now))
+                case .seatReleased:
+                    terminal?.allowRelease()
+                }
+            }
+        }
+    }
+
+    /// Content is done: on the glass, or taken while the screen is dark (which counts for the show: the slide is
+    /// the one the screen will show when it is lit).
+    private func completed(_ shown: ShownContent, now: Double) {
+        if !toldReady, shown.isPicture {
             toldReady = true
             notifier?.send("READY=1\nSTATUS=playing \(library.root) on \(screenDescription)")
         }
@@ -934,6 +976,7 @@ public final class PlayerRuntime {
             continueFade(now: now)
             return
         }
+        if case .background = shown { overlayShown = nil }
         guard case .frame(let record) = shown else { return }
         if fade != nil {
             fade = nil
@@ -1067,6 +1110,8 @@ public final class PlayerRuntime {
             "\"budget_used_mib\":\(mib(budget.used))",
             "\"budget_total_mib\":\(mib(budget.limit))",
             "\"rss_mib\":\(mib(ProcessMemory.residentBytes()))",
+            "\"flips\":\(display.flips)",
+            "\"modesets\":\(display.modesets)",
         ]
         return "{" + fields.joined(separator: ",") + "}"
     }

@@ -1,4 +1,5 @@
 import CLinux
+import VitrineCore
 
 #if canImport(Glibc)
     import Glibc
@@ -6,13 +7,22 @@ import CLinux
     import Musl
 #endif
 
-/// The virtual terminal Vitrine runs on, in process mode (VT_SETMODE): the kernel asks before switching away
-/// (`releaseSignal`) and says when the VT is back (`acquireSignal`), so the player can drop DRM master, hold the
-/// show, and take the screen back. Only used when standard input is a VT (`/dev/ttyN`); over SSH, a serial
-/// console or as a service without a TTY there is nothing to switch.
+/// The virtual terminal Vitrine runs on, held as compositors hold theirs:
+/// - process mode (VT_SETMODE): the kernel asks before switching away (`releaseSignal`) and says when the VT is
+///   back (`acquireSignal`), so the player can give the screen up and take it back;
+/// - graphics mode (KDSETMODE), so the console draws no text or cursor over the pictures;
+/// - the keyboard off (KDSKBMODE K_OFF) and the line raw without signals, so a kiosk keyboard's Ctrl-C, Ctrl-Z or
+///   Ctrl-\ never reaches the player as a signal and no key lands in the tty. Keys come through libinput instead,
+///   and Ctrl+Alt+F1...F12 switch VTs through `activate` (unless switching is forbidden).
+/// Everything is put back on close; after a crash the unit's TTYReset does it. Only used when standard input is a
+/// VT (`/dev/ttyN`); over SSH, a serial console or as a service without a TTY there is nothing to hold.
 public final class VirtualTerminal {
     public let path: String
+    public let number: Int
+    public let allowsSwitching: Bool
     private let descriptor: Int32
+    private var keyboardMode: Int32 = -1
+    private var savedLine: termios?
     private var closed = false
 
     public static var releaseSignal: Int32 { vitrine_vt_release_signal() }
@@ -20,12 +30,12 @@ public final class VirtualTerminal {
 
     /// Nil when standard input is not a virtual terminal. The VT signals must already be blocked (signalfd):
     /// their default action would end the process.
-    public init?() {
+    public init?(allowSwitching: Bool, log: EventLog) {
         guard isatty(0) == 1, let name = ttyname(0) else { return nil }
         let path = String(cString: name)
-        let number = path.dropFirst("/dev/tty".count)
-        guard path.hasPrefix("/dev/tty"), !number.isEmpty, number.allSatisfy(\.isNumber) else { return nil }
-        let descriptor = open(path, O_RDWR | O_CLOEXEC)
+        let digits = path.dropFirst("/dev/tty".count)
+        guard path.hasPrefix("/dev/tty"), let number = Int(digits), number > 0 else { return nil }
+        let descriptor = open(path, O_RDWR | O_CLOEXEC | O_NOCTTY)
         guard descriptor >= 0 else { return nil }
         guard vitrine_vt_set_mode(descriptor, 1) == 0 else {
             Glibc.close(descriptor)
@@ -33,7 +43,25 @@ public final class VirtualTerminal {
         }
         _ = vitrine_ioctl_value(descriptor, VITRINE_KDSETMODE, VITRINE_KD_GRAPHICS)
         self.path = path
+        self.number = number
         self.descriptor = descriptor
+        allowsSwitching = allowSwitching
+        var mode: Int32 = 0
+        if vitrine_ioctl_pointer(descriptor, VITRINE_KDGKBMODE, &mode) == 0 {
+            keyboardMode = mode
+            if vitrine_ioctl_value(descriptor, VITRINE_KDSKBMODE, VITRINE_K_OFF) != 0 {
+                keyboardMode = -1
+                log(.warning, "\(RuntimeError.last("turn the keyboard off", path: path)); keys also reach the console")
+            }
+        }
+        var line = termios()
+        if tcgetattr(descriptor, &line) == 0 {
+            savedLine = line
+            // No signals from keys (ISIG), no echo, no line editing: whatever still arrives is only read away.
+            cfmakeraw(&line)
+            _ = tcsetattr(descriptor, TCSANOW, &line)
+            _ = tcflush(descriptor, TCIFLUSH)
+        }
     }
 
     deinit { close() }
@@ -44,10 +72,20 @@ public final class VirtualTerminal {
     /// Acknowledges that the VT is ours again.
     public func acknowledgeAcquire() { _ = vitrine_ioctl_value(descriptor, VITRINE_VT_RELDISP, VITRINE_VT_ACKACQ) }
 
-    /// Back to automatic switching and text mode, as the console expects.
+    /// Switches to VT `target` (Ctrl+Alt+F`target`), unless switching is forbidden or it is this one. Returns
+    /// whether a switch was asked for.
+    @discardableResult
+    public func activate(_ target: Int) -> Bool {
+        guard allowsSwitching, target != number else { return false }
+        return vitrine_ioctl_value(descriptor, VITRINE_VT_ACTIVATE, UInt(target)) == 0
+    }
+
+    /// Back to the keyboard and line as they were, automatic switching and text mode, as the console expects.
     public func close() {
         guard !closed else { return }
         closed = true
+        if keyboardMode >= 0 { _ = vitrine_ioctl_value(descriptor, VITRINE_KDSKBMODE, UInt(keyboardMode)) }
+        if var line = savedLine { _ = tcsetattr(descriptor, TCSANOW, &line) }
         _ = vitrine_vt_set_mode(descriptor, 0)
         _ = vitrine_ioctl_value(descriptor, VITRINE_KDSETMODE, VITRINE_KD_TEXT)
         Glibc.close(descriptor)

@@ -105,3 +105,31 @@ import VitrineCore
         #expect(KeyMap.defaults.action(forKey: "PlayPause") == .pause)
     }
 }
+
+@Suite struct VTSwitchChordTests {
+    @Test func ctrlAltFunctionKeysNameTheirVT() {
+        var chord = VTSwitchChord()
+        #expect(chord.key("LeftCtrl", pressed: true) == nil)
+        #expect(chord.key("LeftAlt", pressed: true) == nil)
+        #expect(chord.key("F2", pressed: true) == 2)
+        #expect(chord.key("F2", pressed: false) == nil)
+        #expect(chord.key("RightAlt", pressed: true) == nil)
+        #expect(chord.key("F12", pressed: true) == 12)
+    }
+
+    @Test func withoutBothModifiersNothingSwitches() {
+        var chord = VTSwitchChord()
+        #expect(chord.key("F1", pressed: true) == nil)
+        _ = chord.key("RightCtrl", pressed: true)
+        #expect(chord.key("F3", pressed: true) == nil)
+        _ = chord.key("RightCtrl", pressed: false)
+        _ = chord.key("LeftAlt", pressed: true)
+        #expect(chord.key("F3", pressed: true) == nil)
+        _ = chord.key("LeftCtrl", pressed: true)
+        #expect(chord.key("Right", pressed: true) == nil)
+        #expect(chord.modifierHeld)
+        chord.reset()
+        #expect(!chord.modifierHeld)
+        #expect(chord.key("F4", pressed: true) == nil)
+    }
+}

@@ -269,6 +269,33 @@ import VitrineCore
         #expect(PlayerTests.text(on) == ["screen on", "log screen on", "arm 107.0"])
     }
 
+    /// A TV that drops hotplug in standby during off hours: its replug does not start the show at night, and the
+    /// morning's `screen on` is not ignored.
+    @Test func anUnplugDuringOffHoursThenTheMorning() throws {
+        var player = Player(options: Player.Options(interval: 10))
+        _ = player.handle(.start(categories: ["A"], now: 0))
+        let request = try #require(
+            PlayerTests.requests(
+                player.handle(.indexed(category: "A", slides: PlayerTests.slides(["a", "b"]), now: 0))
+            )
+            .first)
+        let budget = MemoryBudget(limit: 1 << 20)
+        _ = player.handle(
+            .decoded(request, try Frame(size: Size(width: 4, height: 4), budget: budget, purpose: "t"), now: 0))
+        #expect(PlayerTests.text(player.handle(.command(.screen(on: false), now: 1))).contains("screen off"))
+        _ = player.handle(.hold(.unplugged, now: 2))
+        #expect(PlayerTests.text(player.handle(.release(.unplugged, now: 3))).isEmpty, "the night holds")
+        #expect(player.timer.reasons == [.screenOff])
+        let morning = player.handle(.command(.screen(on: true), now: 100))
+        #expect(PlayerTests.text(morning) == ["screen on", "log screen on", "arm 109.0"])
+        // Unplugged during the day: the schedule's evening still turns the screen off, and the replug does not
+        // start the show while the schedule holds it.
+        _ = player.handle(.hold(.unplugged, now: 200))
+        #expect(PlayerTests.text(player.handle(.command(.screen(on: false), now: 300))).contains("screen off"))
+        #expect(PlayerTests.text(player.handle(.release(.unplugged, now: 301))).isEmpty)
+        #expect(player.timer.reasons == [.screenOff])
+    }
+
     @Test func schedulesCrossingMidnight() throws {
         let night = ScreenSchedule(
             off: try #require(ScreenSchedule.TimeOfDay(parsing: "22:30")), on: try #require(.init(parsing: "07:00")))

@@ -1,0 +1,139 @@
+import VitrineCore
+
+/// The display state machine wired to the screen that executes its actions, with the timer it asks for (flip
+/// watchdog, busy retries). What the player must hear of (content done, a picture back, a redraw, the seat given
+/// up) is queued as outputs and taken by the event loop after each event, so nothing re-enters the player while
+/// it is in the middle of its own actions.
+public final class DisplayController {
+    public enum Output {
+        /// The content's request is done; `visible` when it is on the glass now (false: taken while the screen is
+        /// dark, or replaced before it was shown).
+        case completed(DisplayContent, visible: Bool)
+        /// The screen is lit again; with content when that content was painted for the return.
+        case reappeared(DisplayContent?)
+        /// The buffers are new or the picture in them was lost: the slide must be painted again.
+        case redraw
+        /// DRM master is given up: the VT switch may go ahead.
+        case seatReleased
+    }
+
+    public let executor: any DisplayExecutor
+    private var machine: DisplayMachine<DisplayContent>
+    private let timer: MonotonicTimer
+    private let log: EventLog
+    private var outputs: [Output] = []
+    /// What the buffer on screen shows (overlays aside), for the headless display's snapshots of a return.
+    private var frontShown: ShownContent?
+    /// Flips and modesets asked of the kernel since start (`vitrine ctl status`, the VM tests).
+    public private(set) var flips = 0
+    public private(set) var modesets = 0
+    /// The vblank sequence number of the last completed flip, where the driver counts vblanks.
+    public private(set) var lastSequence: UInt32?
+
+    public init(executor: any DisplayExecutor, log: EventLog) throws(RuntimeError) {
+        self.executor = executor
+        self.log = log
+        machine = DisplayMachine(bufferCount: executor.bufferCount)
+        timer = try MonotonicTimer()
+    }
+
+    public var eventDescriptors: [Int32] { executor.eventDescriptors + [timer.descriptor] }
+    public var size: Size { executor.size }
+    public var snapshots: SnapshotWriter? { executor.snapshots }
+    /// The power asked for (what `status` and the metrics report).
+    public var isPoweredOn: Bool { machine.wantsPower }
+    /// Our pictures are on the glass: on, the VT ours, connected, with buffers.
+    public var isLit: Bool { machine.isLit }
+    /// A flip is in flight or content waits for one.
+    public var isBusy: Bool { machine.isBusy }
+    /// Whether a crossfade can be shown now: lit, two buffers, flips completing.
+    public var canFade: Bool { machine.isLit && machine.blendsCleanly && executor.blendsCleanly }
+    /// Whether this screen can change a picture in steps without tearing at all (two buffers flipped on vblank).
+    public var blendsCleanly: Bool { executor.blendsCleanly }
+
+    public func show(_ content: DisplayContent, now: Double = MonotonicClock.seconds()) {
+        send(.show(content, overlay: content.isOverlay, now: now), now: now)
+    }
+
+    public func setPower(_ on: Bool, now: Double = MonotonicClock.seconds()) {
+        send(.power(on: on, now: now), now: now)
+    }
+    public func releaseSeat(now: Double) { send(.seatReleaseRequested(now: now), now: now) }
+    public func returnSeat(now: Double) { send(.seatReturned(now: now), now: now) }
+    public func unplugged(now: Double) { send(.unplugged(now: now), now: now) }
+    public func plugged(sameMode: Bool, now: Double) { send(.plugged(sameMode: sameMode, now: now), now: now) }
+    public func woke(now: Double) { send(.woke(now: now), now: now) }
+
+    /// Reads flip completions and the timer when one of `eventDescriptors` was readable.
+    public func handleReadable(now: Double) {
+        for completion in executor.readCompletions() {
+            lastSequence = completion.sequence
+            send(.flipCompleted(serial: completion.serial, now: now), now: now)
+        }
+        if timer.acknowledge() { send(.timerFired(now: now), now: now) }
+    }
+
+    /// What happened since the last call, in order.
+    public func takeOutputs() -> [Output] {
+        defer { outputs = [] }
+        return outputs
+    }
+
+    public func close() { executor.close(flipInFlight: machine.flipInFlight) }
+
+    private func send(_ event: DisplayMachine<DisplayContent>.Event, now: Double) {
+        for action in machine.handle(event) { execute(action, now: now) }
+    }
+
+    private func execute(_ action: DisplayMachine<DisplayContent>.Action, now: Double) {
+        switch action {
+        case .paint(let content, let buffer, let front):
+            if content.fits(executor.size) {
+                executor.paint(content, buffer: buffer, front: front)
+            } else {
+                // A frame decoded for the mode before a replug: black until the slide is made again.
+                log(.warning, "\(executor.name): a picture made for another size was dropped")
+                executor.paint(.background(.black), buffer: buffer, front: front)
+            }
+        case .flip(let buffer, let serial):
+            flips += 1
+            if let refusal = executor.flip(buffer: buffer, serial: serial) {
+                send(.flipRefused(refusal, now: now), now: now)
+            }
+        case .modeset(let buffer):
+            modesets += 1
+            if !executor.modeset(buffer: buffer) { outputs.append(.redraw) }
+        case .powerOn:
+            executor.setPower(true)
+        case .powerOff:
+            executor.setPower(false)
+        case .armTimer(let at):
+            timer.arm(at: at)
+        case .disarmTimer:
+            timer.disarm()
+        case .dropMaster:
+            executor.dropMaster()
+            outputs.append(.seatReleased)
+        case .takeMaster:
+            send(.masterTaken(executor.takeMaster(), now: now), now: now)
+        case .rebuildBuffers:
+            send(.rebuilt(executor.rebuildBuffers(), now: now), now: now)
+        case .completed(let content, let visible):
+            if visible {
+                if !content.isOverlay { frontShown = content.shown }
+                executor.didShow(content.shown, buffer: machine.front, now: now)
+            }
+            outputs.append(.completed(content, visible: visible))
+        case .reappeared(let content):
+            if let content, !content.isOverlay { frontShown = content.shown }
+            executor.didShow(frontShown, buffer: machine.front, now: now)
+            outputs.append(.reappeared(content))
+        case .redraw:
+            outputs.append(.redraw)
+        case .log(let line):
+            log("\(executor.name): \(line)")
+        case .warn(let line):
+            log(.warning, "\(executor.name): \(line)")
+        }
+    }
+}

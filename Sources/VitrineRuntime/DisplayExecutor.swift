@@ -1,0 +1,44 @@
+import VitrineCore
+
+/// A screen as the display state machine drives it: the DRM output, fbdev, or the headless stand-in. It keeps
+/// its handles and buffers and does what it is told; when, and whether, is the machine's (`DisplayMachine`).
+public protocol DisplayExecutor: AnyObject {
+    /// The scanout buffers' size.
+    var size: Size { get }
+    /// Two buffers flipped between, or one painted in place (fbdev without panning).
+    var bufferCount: Int { get }
+    /// Descriptors the event loop watches for flip completions.
+    var eventDescriptors: [Int32] { get }
+    var snapshots: SnapshotWriter? { get }
+    /// Whether a picture can change in steps without tearing (two buffers flipped on vblank).
+    var blendsCleanly: Bool { get }
+    /// What the screen is, for log lines.
+    var name: String { get }
+    /// Paints content into a buffer; `front` is the buffer on screen, which overlays start from.
+    func paint(_ content: DisplayContent, buffer: Int, front: Int)
+    /// Asks for a flip to the buffer with a completion that carries `serial`; nil when the kernel took it.
+    func flip(buffer: Int, serial: UInt64) -> DisplayMachine<DisplayContent>.Refusal?
+    /// Sets the mode with the buffer on screen. False when the picture in the buffers was lost meanwhile (a
+    /// console drew over fbdev memory) and must be drawn again.
+    func modeset(buffer: Int) -> Bool
+    func setPower(_ on: Bool)
+    func dropMaster()
+    func takeMaster() -> Bool
+    /// New buffers for a new mode; false when they could not be made (the reason is logged).
+    func rebuildBuffers() -> Bool
+    /// The flips completed since the last call: their serials and vblank sequence numbers.
+    func readCompletions() -> [(serial: UInt64, sequence: UInt32)]
+    /// A picture reached the glass from `buffer` (the headless display writes its snapshot).
+    func didShow(_ shown: ShownContent?, buffer: Int, now: Double)
+    /// Gives the screen back as it was found; waits for a flip in flight first when there is one.
+    func close(flipInFlight: Bool)
+}
+
+extension DisplayExecutor {
+    public var snapshots: SnapshotWriter? { nil }
+    public var blendsCleanly: Bool { bufferCount == 2 }
+    public func dropMaster() {}
+    public func takeMaster() -> Bool { true }
+    public func rebuildBuffers() -> Bool { false }
+    public func didShow(_ shown: ShownContent?, buffer: Int, now: Double) {}
+}
