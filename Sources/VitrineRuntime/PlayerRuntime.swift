@@ -769,6 +769,7 @@ public final class PlayerRuntime {
             if metricsWriter == nil { metricsTimer.disarm() } else { metricsTimer.arm(at: now) }
         }
         configuration.settings = settings
+        terminal?.allowsSwitching = settings.display.vtSwitching
         followSchedule()
         renderOptions = Self.renderOptions(settings, profile: profileNow)
         worker.setOptions(renderOptions)

@@ -19,7 +19,8 @@ import VitrineCore
 public final class VirtualTerminal {
     public let path: String
     public let number: Int
-    public let allowsSwitching: Bool
+    /// `display.vtSwitching`; a reload changes it.
+    public var allowsSwitching: Bool
     private let descriptor: Int32
     private var keyboardMode: Int32 = -1
     private var savedLine: termios?

@@ -110,6 +110,55 @@ mark "control socket"
 answer=$(vitrine ctl status 2>&1)
 check "vitrine ctl status as root" "$answer" grep -qF '"presented":' <<<"$answer"
 
+mark "keys on the kiosk keyboard"
+# Asks the host to type key combinations (QEMU qcodes, e.g. ctrl-c) on the virtio keyboard; waits until it did.
+key_requests=0
+keys() {
+    local n=$((++key_requests)) _
+    printf '%s\n' "$@" >/share/keys-$n.tmp && mv /share/keys-$n.tmp /share/keys-$n
+    for _ in $(seq 1 300); do [ -e /share/keys-$n.done ] && return 0; sleep 0.1; done
+    return 1
+}
+presented() { vitrine ctl status 2>/dev/null | sed -n 's/.*"presented":\([0-9]*\).*/\1/p'; }
+active_vt() { cat /sys/class/tty/tty0/active; }
+# Polls "$@" for up to 30 s.
+eventually() {
+    local _
+    for _ in $(seq 1 150); do "$@" && return 0; sleep 0.2; done
+    return 1
+}
+advanced_past() { [ "$(presented)" -gt "$1" ] 2>/dev/null; }
+on_vt() { [ "$(active_vt)" = "$1" ]; }
+paused_for() { vitrine ctl status 2>/dev/null | grep -q "\"$1\""; }
+not_paused_for() { ! paused_for "$1"; }
+same_player_playing() { playing && [ "$(main_pid)" = "$pid" ]; }
+pid=$(main_pid)
+before=$(presented)
+typed=no
+keys ctrl-c ctrl-z ctrl-backslash ctrl-c && typed=yes
+# The timer still advances: the interval is 10 s, so one more slide within 30 s.
+eventually advanced_past "$before"
+check "Ctrl-C, Ctrl-Z and Ctrl-\\ on the keyboard leave the show playing" \
+    "typed $typed, pid $pid -> $(main_pid), presented $before -> $(presented)" same_player_playing
+check "the player still answers and advances after the keys" "presented $(presented)" advanced_past "$before"
+keys ctrl-alt-f2
+eventually on_vt tty2
+check "Ctrl+Alt+F2 switches to VT 2 and the show holds" "active $(active_vt)" paused_for vtAway
+keys ctrl-alt-f1
+eventually on_vt tty1
+eventually not_paused_for vtAway
+check "Ctrl+Alt+F1 on VT 2 switches back, the show goes on" "active $(active_vt), pid $(main_pid)" \
+    same_player_playing
+sed -i 's/"vtSwitching": true/"vtSwitching": false/' /etc/vitrine/vitrine.json
+systemctl reload vitrine.service
+eventually reloaded
+keys ctrl-alt-f2
+# Nothing may happen: the VT is looked at once more after the keys have had time to be read.
+sleep 2
+check "with display.vtSwitching false, Ctrl+Alt+F2 does nothing" "active $(active_vt)" on_vt tty1
+sed -i 's/"vtSwitching": false/"vtSwitching": true/' /etc/vitrine/vitrine.json
+systemctl reload vitrine.service
+
 mark "stop"
 systemctl stop vitrine.service
 settle 5

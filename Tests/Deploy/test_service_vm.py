@@ -6,15 +6,20 @@ at 800x480), but hands PID 1 to systemd (Tests/Deploy/service_agent.sh). Once th
 Tests/Deploy/service_guest.sh installs Vitrine with deploy/install.sh into the guest's running system and checks
 the service: started by the installer with the player as `vitrine` owning tty1, a second install that leaves it
 alone, restart, a crash, reload, the control socket, stop and start (the login prompt on tty1 handed over each
-way), the watchdog, a crash loop ending with the console back, and uninstall. Nothing reaches the host: guest
+way), keys typed on a virtio keyboard (Ctrl-C, Ctrl-Z and Ctrl-\\ leave the same player playing; Ctrl+Alt+F2
+switches VTs, and does nothing once `display.vtSwitching` is false), the watchdog, a crash loop ending with the
+console back, and uninstall. Nothing reaches the host: guest
 writes stay in the overlay. About six minutes under TCG. Prints PASS/FAIL per check; exit 1 on a failure, 0 with
 a SKIP line when QEMU or a kernel cannot be had.
 
     Tests/Deploy/test_service_vm.py --vitrine .build/release/vitrine
 """
 import argparse
+import glob
+import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -36,6 +41,46 @@ ExecStart=/bin/bash /share/service_guest.sh /share/source /share/vitrine
 StandardOutput=file:/share/out.txt
 StandardError=file:/share/err.txt
 """
+
+
+class Keyboard:
+    """Types on the guest's virtio keyboard over QMP when the guest asks: service_guest.sh writes /share/keys-N
+    (one key combination a line, QEMU qcodes joined by '-', e.g. ctrl-alt-f2) and waits for keys-N.done."""
+
+    def __init__(self, path, share):
+        self.path, self.share, self.answered, self.sock = path, share, set(), None
+
+    def qmp(self, command, **arguments):
+        if self.sock is None:
+            self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            self.sock.settimeout(30)
+            self.sock.connect(self.path)
+            self.replies = self.sock.makefile("rb")
+            self.replies.readline()
+            self.qmp("qmp_capabilities")
+        self.sock.sendall(json.dumps({"execute": command, "arguments": arguments}).encode() + b"\n")
+        while True:
+            reply = json.loads(self.replies.readline() or b"{}")
+            if "return" in reply or "error" in reply or not reply:
+                return reply
+
+    def serve(self):
+        for request in sorted(glob.glob(os.path.join(self.share, "keys-[0-9]*"))):
+            if request.endswith(".done") or request in self.answered:
+                continue
+            self.answered.add(request)
+            with open(request) as f:
+                combos = f.read().split()
+            for combo in combos:
+                self.qmp("send-key", keys=[{"type": "qcode", "data": key} for key in combo.split("-")], **{"hold-time": 100})
+                time.sleep(0.3)
+            with open(request + ".done", "w") as f:
+                f.write("typed\n")
+
+    def close(self):
+        if self.sock is not None:
+            self.replies.close()
+            self.sock.close()
 
 
 def main():
@@ -80,15 +125,24 @@ def main():
             "-fsdev", f"local,id=share,path={share},security_model=none",
             "-device", "virtio-9p-pci,fsdev=share,mount_tag=share",
             "-device", "VGA,xres=800,yres=480,vgamem_mb=64",
+            "-device", "virtio-keyboard-pci",
+            "-qmp", f"unix:{work}/qmp.sock,server=on,wait=off",
         ]
         print(f"binary under test: {os.path.abspath(args.vitrine)}; booting systemd in QEMU (about six minutes)")
         started = time.monotonic()
         with open(os.path.join(work, "qemu.log"), "wb") as log:
             process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                                        preexec_fn=vm._die_with_parent)
+            keyboard = Keyboard(os.path.join(work, "qmp.sock"), share)
             try:
-                process.wait(timeout=args.timeout)
-            except subprocess.TimeoutExpired:
+                while process.poll() is None and time.monotonic() - started < args.timeout:
+                    keyboard.serve()
+                    time.sleep(0.2)
+            except (OSError, ValueError) as error:
+                print(f"FAIL typing on the guest's keyboard over QMP: {error}")
+            finally:
+                keyboard.close()
+            if process.poll() is None:
                 process.kill()
                 process.wait()
         elapsed = time.monotonic() - started

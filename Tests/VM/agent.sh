@@ -26,7 +26,7 @@ mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 share /share
 mkfifo /run/agent.idle && exec 3<>/run/agent.idle
 
 # Load a driver for every device, as udev would (no udev here). Loading virtio_pci makes virtio devices
-# appear, so look again until the first DRM card is there (at most about 20 s).
+# appear, so look again until a DRM card with a connector is there (at most about 20 s).
 # Every device's modalias as one word each, read with the `read` builtin rather than `$(cat ...)`: no fork.
 load_drivers() {
     local file
@@ -38,10 +38,15 @@ load_drivers() {
     done
     modprobe -qab "${aliases[@]}"
 }
+# Modules asked for on the kernel command line (vm.preload=a,b) come first, before any display driver binds.
+for word in $(</proc/cmdline); do
+    case $word in vm.preload=*) IFS=, read -r -a preload <<<"${word#vm.preload=}" && modprobe -a "${preload[@]}" ;; esac
+done
+# A card with a connector, not just any card: a preloaded vgem is card0 but drives no screen.
 tries=0
-while [ ! -e /dev/dri/card0 ] && [ $tries -lt 200 ]; do
+while ! compgen -G '/sys/class/drm/card*-*' >/dev/null && [ $tries -lt 200 ]; do
     [ $((tries % 10)) -eq 0 ] && load_drivers
-    [ -e /dev/dri/card0 ] || read -r -t 0.1 -u 3
+    compgen -G '/sys/class/drm/card*-*' >/dev/null || read -r -t 0.1 -u 3
     tries=$((tries + 1))
 done
 {

@@ -137,9 +137,21 @@ def check_hotplug(vm, vitrine, label, references):
     status = f"{vitrine} ctl --control /tmp/vitrine.sock status"
     plug = "/sys/class/drm/card0-Virtual-1/status"
     announce = "echo change > /sys/class/drm/card0/uevent"
-    rc, out = vm.run(f"echo off > {plug}; {announce}; sleep 1; " + status)
-    record('"paused":["screenOff"]' in out, f"{label}: unplugging the screen holds the show ({out.strip()[:120]})")
-    rc, out = vm.run(f"echo detect > {plug}; {announce}; sleep 1; " + status)
+    def status_until(text, timeout=15):
+        """The status, asked until it contains `text` (udev and the player take their time under TCG)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            rc, out = vm.run(status)
+            if text in out or time.monotonic() > deadline:
+                return out
+            time.sleep(0.2)
+
+    vm.run(f"echo off > {plug}; {announce}")
+    out = status_until('"paused":["unplugged"]')
+    record('"paused":["unplugged"]' in out,
+           f"{label}: unplugging the screen holds the show for its own reason ({out.strip()[:120]})")
+    vm.run(f"echo detect > {plug}; {announce}")
+    out = status_until('"paused":[]')
     record('"paused":[]' in out, f"{label}: plugging it back resumes the show ({out.strip()[:120]})")
     dump, ok = wait_for(vm, lambda d: max(psnr(d, r) for r in references) >= 40, 20)
     record(ok, f"{label}: a whole photo is on screen after the plug")
@@ -150,7 +162,7 @@ def check_hotplug(vm, vitrine, label, references):
     # Started while nothing is connected: it waits (blocked, not spinning) and shows the photo once plugged in.
     vm.run(f"echo off > {plug}")
     vm.spawn("late", f"exec {vitrine} play --config /share/vitrine.json")
-    time.sleep(3)
+    vm.run("for i in $(seq 150); do grep -q 'waiting for one' /share/late.out && break; sleep 0.2; done", timeout=40)
     rc, out = vm.run("cat /share/late.out; grep -E '^State|^voluntary' /proc/$(cat /share/late.pid)/status")
     record("waiting for one to be plugged in" in out and "(sleeping)" in out,
            f"{label}: with no screen connected vitrine waits asleep ({out.strip().splitlines()[-3:]})")
@@ -166,6 +178,22 @@ def check_fbdev(vm, vitrine, label, references, console):
     vm.spawn("fb", f"exec {vitrine} play --config /share/vitrine.json --display fbdev:/dev/fb0")
     dump, ok = wait_for(vm, lambda d: psnr(d, references[0]) >= 40, 60)
     record(ok, f"{label}: fbdev shows the first photo as vitrine render does (PSNR {psnr(dump, references[0]):.1f})")
+    # Screen off and on while paused: the picture must come back (nothing new will be drawn to repaint it). The
+    # pause sign is drawn at the bottom; the rest of the picture is compared.
+    w, h = references[0].size
+
+    def upper(image):
+        return image.crop((0, 0, w, h * 3 // 4))
+
+    ctl = f"{vitrine} ctl --control /tmp/vitrine.sock"
+    vm.run(f"{ctl} pause; {ctl} screen off")
+    rc, dpms = vm.run("for i in $(seq 50); do s=$(cat /sys/class/drm/card0-*/dpms); [ $s = Off ] && break; sleep 0.2; "
+                      "done; echo $s", timeout=30)
+    record(dpms.strip() == "Off", f"{label}: fbdev `screen off` blanks the output through FBIOBLANK (DPMS {dpms.strip()})")
+    vm.run(f"{ctl} screen on")
+    dump, ok = wait_for(vm, lambda d: psnr(upper(d), upper(references[0])) >= 40, 10)
+    record(ok, f"{label}: fbdev `screen on` while paused brings the picture back "
+               f"(PSNR {psnr(upper(dump), upper(references[0])):.1f})")
     status, output = vm.stop("fb")
     record(status == 0, f"{label}: fbdev player ends with status 0 on SIGTERM (got {status})")
     after, ok = wait_for(vm, lambda d: psnr(d, console) >= 30, 10)

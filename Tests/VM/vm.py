@@ -13,8 +13,9 @@ How: QEMU (TCG, this machine's /dev/kvm cannot run Debian's kernel) boots /boot/
 initramfs (init.sh, cached under /tmp per kernel version) that mounts the host's / read-only over virtio-9p under
 a tmpfs overlay and hands over to agent.sh. So every host binary runs unchanged in the guest, and guest writes
 never reach the host. A second, writable 9p share (host: vm.share, guest: /share) carries commands and results.
-Panels: "virtio" = virtio-gpu-pci (driver virtio_gpu), "bochs" = std VGA (driver bochs-drm); xres/yres become
-the preferred mode. CLI: vm.py --help.
+Panels: "virtio" = virtio-gpu-pci (driver virtio_gpu), "bochs" = std VGA (driver bochs-drm), "qxl" = qxl-vga,
+"cirrus" = cirrus-vga; xres/yres become the preferred mode (not on cirrus). `preload` names kernel modules loaded
+before the display driver binds (vgem makes a render-only card0, as v3d is on a Raspberry Pi 4/5). CLI: vm.py --help.
 """
 import argparse
 import ctypes
@@ -38,7 +39,9 @@ QEMU = "qemu-system-x86_64"
 BUSYBOX = "/bin/busybox"
 PACKAGES = ["qemu-system-x86", "linux-image-amd64", "busybox-static", "cpio", "libdrm-tests"]
 INITRAMFS_MODULES = ["virtio_pci", "9pnet_virtio", "9p", "overlay"]
-DRIVERS = {"virtio": "virtio_gpu", "bochs": "bochs-drm"}  # device -> DRM driver name (modetest -M)
+# device -> DRM driver name (modetest -M). qxl and cirrus have no size control of their own here: cirrus comes up at
+# its preferred 1024x768, qxl takes xres/yres.
+DRIVERS = {"virtio": "virtio_gpu", "bochs": "bochs-drm", "qxl": "qxl", "cirrus": "cirrus"}
 
 
 def kernel():
@@ -149,13 +152,14 @@ class VM:
     """A booted guest; use as a context manager. Attributes: share (host folder = guest /share), boot_seconds."""
 
     def __init__(self, device="virtio", width=800, height=480, memory_mb=1024, share=None, boot_timeout=120,
-                 inputs=False):
+                 inputs=False, preload=()):
         if device not in DRIVERS:
             raise ValueError(f"device must be one of {sorted(DRIVERS)}")
         self.device, self.width, self.height, self.memory_mb = device, width, height, memory_mb
         self.driver = DRIVERS[device]
         self.boot_timeout = boot_timeout
         self.inputs = inputs  # a virtio keyboard and tablet, driven with key() and the QMP input-send-event
+        self.preload = list(preload)
         self.share = share
         self.boot_seconds = None
         self.ready = ""  # the agent's ready file: uptime, kernel, cards
@@ -179,13 +183,18 @@ class VM:
     def qemu_arguments(self, kernel_path, initrd):
         if self.device == "virtio":
             panel = ["-device", f"virtio-gpu-pci,xres={self.width},yres={self.height}"]
+        elif self.device == "qxl":
+            panel = ["-device", f"qxl-vga,xres={self.width},yres={self.height}"]
+        elif self.device == "cirrus":
+            panel = ["-device", "cirrus-vga"]
         else:
             panel = ["-device", f"VGA,xres={self.width},yres={self.height},vgamem_mb=64"]
+        preload = f" vm.preload={','.join(self.preload)}" if self.preload else ""
         return [
             QEMU, "-nodefaults", "-no-user-config",
             "-machine", "q35,accel=tcg", "-cpu", "max", "-smp", "1", "-m", str(self.memory_mb),
             "-kernel", kernel_path, "-initrd", initrd,
-            "-append", f"console=ttyS0 quiet panic=-1 vm.agent={HERE}/agent.sh",
+            "-append", f"console=ttyS0 quiet panic=-1 vm.agent={HERE}/agent.sh{preload}",
             "-display", "none", "-serial", f"file:{self.serial_log}", "-monitor", "none", "-no-reboot",
             "-qmp", f"unix:{self._dir}/qmp.sock,server=on,wait=off",
             "-fsdev", "local,id=root,path=/,security_model=none,readonly=on,multidevs=remap",
