@@ -251,7 +251,8 @@ import VitrineCore
 }
 
 @Suite struct ScreenPowerTests {
-    @Test func screenOffBlanksAndHoldsTheTimerOnBringsBothBack() throws {
+    /// A player showing `A/a` since t=0 with an interval of 10 s.
+    func showing() throws -> Player {
         var player = Player(options: Player.Options(interval: 10))
         _ = player.handle(.start(categories: ["A"], now: 0))
         let request = try #require(
@@ -262,6 +263,11 @@ import VitrineCore
         let budget = MemoryBudget(limit: 1 << 20)
         _ = player.handle(
             .decoded(request, try Frame(size: Size(width: 4, height: 4), budget: budget, purpose: "t"), now: 0))
+        return player
+    }
+
+    @Test func screenOffBlanksAndHoldsTheTimerOnBringsBothBack() throws {
+        var player = try showing()
         let off = player.handle(.command(.screen(on: false), now: 3))
         #expect(PlayerTests.text(off) == ["screen off", "log screen off", "disarm"])
         #expect(PlayerTests.text(player.handle(.command(.screen(on: false), now: 4))).isEmpty)
@@ -272,16 +278,7 @@ import VitrineCore
     /// A TV that drops hotplug in standby during off hours: its replug does not start the show at night, and the
     /// morning's `screen on` is not ignored.
     @Test func anUnplugDuringOffHoursThenTheMorning() throws {
-        var player = Player(options: Player.Options(interval: 10))
-        _ = player.handle(.start(categories: ["A"], now: 0))
-        let request = try #require(
-            PlayerTests.requests(
-                player.handle(.indexed(category: "A", slides: PlayerTests.slides(["a", "b"]), now: 0))
-            )
-            .first)
-        let budget = MemoryBudget(limit: 1 << 20)
-        _ = player.handle(
-            .decoded(request, try Frame(size: Size(width: 4, height: 4), budget: budget, purpose: "t"), now: 0))
+        var player = try showing()
         #expect(PlayerTests.text(player.handle(.command(.screen(on: false), now: 1))).contains("screen off"))
         _ = player.handle(.hold(.unplugged, now: 2))
         #expect(PlayerTests.text(player.handle(.release(.unplugged, now: 3))).isEmpty, "the night holds")
