@@ -92,13 +92,15 @@ check-photos: release check-deps
 # The release binary on real kernel DRM drivers in QEMU guests (virtio-gpu and bochs, four panel sizes each),
 # with a virtio keyboard and tablet through libinput, and across S3 and s2idle; then deploy/vitrine.service
 # installed by deploy/install.sh under a real systemd in a guest; screen power, VT switches mid-fade and the Pi 4/5
-# card layout on virtio-gpu, bochs, qxl and cirrus (test_power.py, two guests at a time).
+# card layout on virtio-gpu, bochs, qxl and cirrus (test_power.py, two guests at a time); frame pacing on vkms,
+# built out of tree for the test kernel (test_pacing.py, build_vkms.sh).
 # Installs QEMU and a kernel when it can; skips with the reason when it cannot.
 vm-test: release check-deps
 	/usr/bin/python3 Tests/VM/test_display.py --vitrine .build/release/vitrine
 	/usr/bin/python3 Tests/VM/test_input.py --vitrine .build/release/vitrine
 	/usr/bin/python3 Tests/VM/test_suspend.py --vitrine .build/release/vitrine
 	/usr/bin/python3 Tests/VM/test_power.py --vitrine .build/release/vitrine
+	/usr/bin/python3 Tests/VM/test_pacing.py --vitrine .build/release/vitrine
 	/usr/bin/python3 Tests/Deploy/test_service_vm.py --vitrine .build/release/vitrine
 
 # `vitrine renditions` on a copy of the shared photos: killed mid-run, then to the end, then again; the player

@@ -99,6 +99,11 @@ public final class PlayerRuntime {
     private var fade: (crossfade: Crossfade, from: Frame, to: Frame, record: PresentRecord)?
     /// When the fade's first step reached the screen (the slide change became visible).
     private var fadeFirstShown: Double?
+    /// The vblank sequence of the fade's first step on the glass and the steps shown since (for `--stats`: a fade
+    /// paced by the display shows one step per vblank).
+    private var fadePacing: (first: UInt32, steps: Int)?
+    /// The last slide's fade, for its stats line: steps shown and vblanks it took.
+    private var lastFadePacing: (steps: Int, vblanks: Int)?
     /// Prefetches wait while a fade runs: the blend gets the CPU, and the outgoing frame is gone before the next
     /// one is allocated, so fades cost one frame of memory, not two.
     private var deferredPrefetches: [DecodeRequest] = []
@@ -952,8 +957,8 @@ public final class PlayerRuntime {
             for output in outputs {
                 let now = MonotonicClock.seconds()
                 switch output {
-                case .completed(let content, _):
-                    completed(content.shown, now: now)
+                case .completed(let content, let visible):
+                    completed(content.shown, visible: visible, now: now)
                 case .reappeared(let content):
                     // A picture painted for the return carries no text.
                     if let content, !content.isOverlay { overlayShown = nil }
@@ -968,17 +973,25 @@ public final class PlayerRuntime {
 
     /// Content is done: on the glass, or taken while the screen is dark (which counts for the show: the slide is
     /// the one the screen will show when it is lit).
-    private func completed(_ shown: ShownContent, now: Double) {
+    private func completed(_ shown: ShownContent, visible: Bool, now: Double) {
         if !toldReady, shown.isPicture {
             toldReady = true
             notifier?.send("READY=1\nSTATUS=playing \(library.root) on \(screenDescription)")
         }
         if case .blend = shown {
+            if visible, let sequence = display.lastSequence {
+                fadePacing = (fadePacing?.first ?? sequence, (fadePacing?.steps ?? 0) + 1)
+            }
             continueFade(now: now)
             return
         }
         if case .background = shown { overlayShown = nil }
         guard case .frame(let record) = shown else { return }
+        lastFadePacing = nil
+        if let pacing = fadePacing, visible, let last = display.lastSequence {
+            lastFadePacing = (pacing.steps + 1, Int(last &- pacing.first))
+        }
+        fadePacing = nil
         if fade != nil {
             fade = nil
             for request in deferredPrefetches { worker.submit(request) }
@@ -1040,9 +1053,11 @@ public final class PlayerRuntime {
         let visible = fadeFirstShown ?? now
         let latency = advanceDeadline.map { "\(JSONText.number((visible - $0) * 1000)) ms" } ?? "-"
         let decode = record.decodeMilliseconds.map { "\(JSONText.number($0)) ms" } ?? "-"
+        // Drivers without a real vblank count none (sequence 0 throughout): nothing to say then.
+        let pacing = lastFadePacing.flatMap { $0.vblanks > 0 ? " fade \($0.steps) steps over \($0.vblanks) vblanks" : nil }
         log(
             "stats: slide \(SlideID(category: record.category, name: record.slide)) decode \(decode) "
-                + "deadline-to-present \(latency) rss \(mib(ProcessMemory.residentBytes())) MiB peak "
+                + "deadline-to-present \(latency)\(pacing ?? "") rss \(mib(ProcessMemory.residentBytes())) MiB peak "
                 + "\(mib(ProcessMemory.peakResidentBytes())) MiB budget "
                 + "\(mib(budget.used))/\(mib(budget.limit)) MiB MemAvailable \(mib(ProcessMemory.availableBytes())) MiB"
         )
@@ -1091,6 +1106,11 @@ public final class PlayerRuntime {
         }
         let now = MonotonicClock.seconds()
         if command == .status { return statusLine(now: now) }
+        // A slide asked for by name counts, in `--stats`, from the request.
+        switch command {
+        case .next, .previous, .first, .category: advanceDeadline = now
+        default: break
+        }
         send(.command(command, now: now))
         return "ok"
     }

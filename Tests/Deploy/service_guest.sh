@@ -132,6 +132,10 @@ on_vt() { [ "$(active_vt)" = "$1" ]; }
 paused_for() { vitrine ctl status 2>/dev/null | grep -q "\"$1\""; }
 not_paused_for() { ! paused_for "$1"; }
 same_player_playing() { playing && [ "$(main_pid)" = "$pid" ]; }
+# A second photo, so the show has somewhere to advance to.
+cp /srv/vitrine/Trips/dandelions.jpg /srv/vitrine/Trips/dandelions-again.jpg
+two_slides() { vitrine ctl status 2>/dev/null | grep -q '"count":2'; }
+eventually two_slides
 pid=$(main_pid)
 before=$(presented)
 typed=no
@@ -156,6 +160,7 @@ keys ctrl-alt-f2
 # Nothing may happen: the VT is looked at once more after the keys have had time to be read.
 sleep 2
 check "with display.vtSwitching false, Ctrl+Alt+F2 does nothing" "active $(active_vt)" on_vt tty1
+journalctl -q -u vitrine.service --since "$since" -o cat | tail -20 | sed 's/^/INFO   /'
 sed -i 's/"vtSwitching": false/"vtSwitching": true/' /etc/vitrine/vitrine.json
 systemctl reload vitrine.service
 

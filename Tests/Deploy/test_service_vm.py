@@ -66,7 +66,7 @@ class Keyboard:
 
     def serve(self):
         for request in sorted(glob.glob(os.path.join(self.share, "keys-[0-9]*"))):
-            if request.endswith(".done") or request in self.answered:
+            if request.endswith((".done", ".tmp")) or request in self.answered:
                 continue
             self.answered.add(request)
             with open(request) as f:

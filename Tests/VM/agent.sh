@@ -38,9 +38,22 @@ load_drivers() {
     done
     modprobe -qab "${aliases[@]}"
 }
-# Modules asked for on the kernel command line (vm.preload=a,b) come first, before any display driver binds.
+# Modules asked for on the kernel command line come first, before any display driver binds: vm.preload=a,b by
+# name, then vm.insmod=/path/a.ko,... by file (out-of-tree test modules such as vkms).
 for word in $(</proc/cmdline); do
     case $word in vm.preload=*) IFS=, read -r -a preload <<<"${word#vm.preload=}" && modprobe -a "${preload[@]}" ;; esac
+done
+for word in $(</proc/cmdline); do
+    case $word in
+    vm.insmod=*)
+        IFS=, read -r -a files <<<"${word#vm.insmod=}"
+        # The guest's /tmp is its own tmpfs: a module built under the host's /tmp is under /host-tmp.
+        for file in "${files[@]}"; do
+            [[ $file == /tmp/* && ! -e $file ]] && file=/host-tmp/${file#/tmp/}
+            insmod "$file"
+        done
+        ;;
+    esac
 done
 # A card with a connector, not just any card: a preloaded vgem is card0 but drives no screen.
 tries=0

@@ -41,7 +41,8 @@ PACKAGES = ["qemu-system-x86", "linux-image-amd64", "busybox-static", "cpio", "l
 INITRAMFS_MODULES = ["virtio_pci", "9pnet_virtio", "9p", "overlay"]
 # device -> DRM driver name (modetest -M). qxl and cirrus have no size control of their own here: cirrus comes up at
 # its preferred 1024x768, qxl takes xres/yres.
-DRIVERS = {"virtio": "virtio_gpu", "bochs": "bochs-drm", "qxl": "qxl", "cirrus": "cirrus"}
+# "none" has no display device: the card comes from a module the test loads (vkms, with `insmod`).
+DRIVERS = {"virtio": "virtio_gpu", "bochs": "bochs-drm", "qxl": "qxl", "cirrus": "cirrus", "none": None}
 
 
 def kernel():
@@ -152,7 +153,7 @@ class VM:
     """A booted guest; use as a context manager. Attributes: share (host folder = guest /share), boot_seconds."""
 
     def __init__(self, device="virtio", width=800, height=480, memory_mb=1024, share=None, boot_timeout=120,
-                 inputs=False, preload=()):
+                 inputs=False, preload=(), insmod=()):
         if device not in DRIVERS:
             raise ValueError(f"device must be one of {sorted(DRIVERS)}")
         self.device, self.width, self.height, self.memory_mb = device, width, height, memory_mb
@@ -160,6 +161,7 @@ class VM:
         self.boot_timeout = boot_timeout
         self.inputs = inputs  # a virtio keyboard and tablet, driven with key() and the QMP input-send-event
         self.preload = list(preload)
+        self.insmod = list(insmod)  # module files (.ko) loaded after `preload`, e.g. an out-of-tree vkms.ko
         self.share = share
         self.boot_seconds = None
         self.ready = ""  # the agent's ready file: uptime, kernel, cards
@@ -187,9 +189,12 @@ class VM:
             panel = ["-device", f"qxl-vga,xres={self.width},yres={self.height}"]
         elif self.device == "cirrus":
             panel = ["-device", "cirrus-vga"]
+        elif self.device == "none":
+            panel = []
         else:
             panel = ["-device", f"VGA,xres={self.width},yres={self.height},vgamem_mb=64"]
         preload = f" vm.preload={','.join(self.preload)}" if self.preload else ""
+        preload += f" vm.insmod={','.join(self.insmod)}" if self.insmod else ""
         return [
             QEMU, "-nodefaults", "-no-user-config",
             "-machine", "q35,accel=tcg", "-cpu", "max", "-smp", "1", "-m", str(self.memory_mb),

@@ -1,0 +1,129 @@
+#!/usr/bin/python3
+"""Frame pacing on a driver with a real vblank: vkms (built out of tree for the test kernel by build_vkms.sh)
+in a QEMU guest, whose page flips complete on a 60 Hz timer, as a panel's do. At 640x480 (TCG is slow):
+
+- a 1 s crossfade shows one step per vblank: the player's `--stats` line for each faded slide gives the steps
+  it showed and the vblanks the fade took (from the flip events' sequence numbers); under 10 % may be skipped;
+- `ctl next` with the next slide prefetched is on screen within two vblanks (the request-to-present time);
+- the flip watchdog never fires (no "no page-flip event" line).
+
+Prints `N passed, M failed`. Without QEMU, a kernel or the module it skips with the reason, except under
+CI=true, where that is a failure.
+
+Usage: test_pacing.py [--vitrine PATH]
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+from PIL import Image
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, HERE)
+import test_display as display  # noqa: E402
+import vm as vmlib  # noqa: E402
+
+record = display.record
+VBLANK_MS = 1000 / 60
+STATS = re.compile(r"stats: slide (\S+) .*deadline-to-present ([0-9.]+|-)( ms)?(?: fade (\d+) steps over (\d+) vblanks)?")
+
+
+def stats_lines(path):
+    with open(path, errors="replace") as f:
+        return [m for m in (STATS.search(line) for line in f) if m]
+
+
+def run(vitrine, module):
+    with vmlib.VM(device="none", preload=["drm_kms_helper", "drm_shmem_helper"], insmod=[module]) as vm:
+        share = vm.share
+        os.makedirs(f"{share}/lib/Pace")
+        for name, color in (("1-red", (230, 20, 20)), ("2-blue", (20, 40, 220)), ("3-green", (20, 200, 60))):
+            Image.new("RGB", (640, 480), color).save(f"{share}/lib/Pace/{name}.jpg", quality=90)
+        rc, out = vm.run("cat /sys/class/drm/card0-*/status; cat /sys/class/drm/card0/device/driver/module/srcversion "
+                         "2>/dev/null; ls /sys/class/drm")
+        record("card0-Virtual-1" in out, f"vkms drives card0 with a Virtual connector ({' '.join(out.split())[:80]})")
+        with open(f"{share}/pace.json", "w") as f:
+            json.dump({"library": "/share/lib", "deviceTable": f"{REPO}/Config/devices.json", "interval": 1.5,
+                       "transition": "fade", "transitionSeconds": 1, "controlSocket": "/tmp/vitrine.sock",
+                       "display": {"backend": "drm", "mode": "640x480"}}, f)
+        vm.spawn("pace", f"exec {vitrine} play --config /share/pace.json --stats")
+        log = f"{share}/pace.out"
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and sum(1 for m in stats_lines(log) if m.group(4)) < 4:
+            time.sleep(0.5)
+        fades = [(int(m.group(4)), int(m.group(5))) for m in stats_lines(log) if m.group(4)]
+        record(len(fades) >= 4, f"four crossfades shown, each with its vblank count ({fades})")
+        worst = max(((vblanks - (steps - 1)) / vblanks for steps, vblanks in fades), default=1.0)
+        record(fades and worst < 0.1 and all(50 <= v <= 70 for _, v in fades),
+               f"a 1 s crossfade takes about 60 vblanks with one step per vblank (steps, vblanks: {fades}; worst "
+               f"{worst:.0%} skipped)")
+
+        # `ctl next` once the next slide is prefetched and no fade runs: request to first step on the glass.
+        ctl = f"{vitrine} ctl --control /tmp/vitrine.sock"
+        latencies = []
+        for _ in range(3):
+            # Right after a slide's fade has ended (its stats line), hold the show and wait for the prefetch.
+            count = len(stats_lines(log))
+            wait_until = time.monotonic() + 10
+            while len(stats_lines(log)) == count and time.monotonic() < wait_until:
+                time.sleep(0.05)
+            vm.run(f"{ctl} pause")
+            ready = False
+            for _ in range(50):
+                rc, out = vm.run(f"{ctl} status")
+                state = json.loads(out) if rc == 0 else {}
+                if state.get("frames_cached", 0) >= 1:
+                    ready = True
+                    break
+                time.sleep(0.2)
+            before = len(stats_lines(log))
+            vm.run(f"{ctl} next")
+            wait_until = time.monotonic() + 10
+            while len(stats_lines(log)) == before and time.monotonic() < wait_until:
+                time.sleep(0.2)
+            lines = stats_lines(log)
+            if ready and len(lines) > before and lines[-1].group(2) != "-":
+                latencies.append(float(lines[-1].group(2)))
+            vm.run(f"{ctl} resume")
+        vblanks = [round(ms / VBLANK_MS, 2) for ms in latencies]
+        record(len(latencies) == 3 and max(latencies) <= 2 * VBLANK_MS + 1,
+               f"`ctl next` with the next slide prefetched is on screen within two vblanks ({latencies} ms = "
+               f"{vblanks} vblanks)")
+        status, output = vm.stop("pace")
+        record(status == 0 and "no page-flip event" not in output and "page flip refused" not in output,
+               f"the flip watchdog never fired and no flip was refused (exit {status})")
+        if not all(display.results):
+            print(output[-3000:])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--vitrine", default=f"{REPO}/.build/release/vitrine")
+    args = parser.parse_args()
+    args.vitrine = os.path.abspath(args.vitrine)
+    ok, reason = vmlib.check()
+    module = None
+    if ok:
+        built = subprocess.run([f"{HERE}/build_vkms.sh"], capture_output=True, text=True)
+        module = built.stdout.strip().splitlines()[-1] if built.returncode == 0 and built.stdout.strip() else None
+        if module is None:
+            ok, reason = False, f"vkms.ko could not be built: {built.stderr.strip()[-300:]}"
+    if not ok:
+        print(f"VM pacing test skipped: {reason}")
+        return 1 if os.environ.get("CI") == "true" else 0
+    try:
+        run(args.vitrine, module)
+    except Exception as error:  # a hung guest fails the run, it does not hang it
+        record(False, f"{type(error).__name__}: {error}")
+    failed = display.results.count(False)
+    print(f"{display.results.count(True)} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
