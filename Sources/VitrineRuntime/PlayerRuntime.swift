@@ -22,8 +22,6 @@ public final class PlayerRuntime {
     /// The previous slide is kept too only when, after everything else, the budget still has this much room
     /// for a progressive decode (whose coefficients libjpeg must hold whole).
     static let progressiveReserve = 96 << 20
-    /// A slide timer this late means the system slept through the deadline.
-    static let lateExpiry = 1.5
 
     private var configuration: PlayConfiguration
     private let log: EventLog
@@ -34,13 +32,8 @@ public final class PlayerRuntime {
     private let metricsTimer: MonotonicTimer
     private var metricsWriter: MetricsWriter?
     private var figures = MetricsWriter.Figures()
-    /// Where the slide on screen is saved for a restart, and the save that waits for `positionTimer`.
-    private let positionStore: PositionStore?
-    private let positionTimer: MonotonicTimer
-    private var unsavedPosition: SlideID?
-    private var lastPositionSave = -Double.infinity
-    /// Saves are at least this many seconds apart: a show at 20 slides a second must not wear out an SD card.
-    static let positionSaveSpacing = 1.0
+    /// Saves the slide on screen for a restart, when a position file is set.
+    private let position: PositionKeeper?
     private let library: Library
     private let profile: DeviceProfile
     public let budget: MemoryBudget
@@ -57,12 +50,7 @@ public final class PlayerRuntime {
     private var terminal: VirtualTerminal?
     private var input: InputSource?
     private let inputHoldTimer: MonotonicTimer
-    private var gestures: GestureRecognizer
-    /// Ctrl+Alt+F1...F12: the keyboard is off on the VT, so the player switches VTs itself.
-    private var chord = VTSwitchChord()
-    /// The pointer's position, normalised, for mice that report only relative motion.
-    private var pointer = (x: 0.5, y: 0.5)
-    private var pointerDown = false
+    private var inputRouter: InputRouter
     /// Text over the picture: the category banner for a few seconds, else the pause sign while paused by the user.
     private let text: TextRenderer?
     private let bannerTimer: MonotonicTimer
@@ -83,30 +71,9 @@ public final class PlayerRuntime {
     private var advanceDeadline: Double?
     private var decodes: [SlideID: (file: String?, milliseconds: Double)] = [:]
     private var presentedCount = 0
-    private var sleepOffset = SleepClock.offset()
-    /// `/sys/power/suspend_stats/success`: also counts s2idle sleeps, during which the two clocks move together.
-    private var suspendCount = SleepClock.suspendCount()
-    /// When the last wake from sleep was noticed (CLOCK_MONOTONIC).
-    private var lastWake = -Double.infinity
-    /// One sleep can show up several ways (a clock jump, a late timer, then the suspend counter, which the kernel
-    /// updates only after user space runs again): signs within this many seconds count as one wake.
-    static let wakeSettling = 10.0
+    private var sleep = SleepDetector(offset: SleepClock.offset(), suspendCount: SleepClock.suspendCount())
     private var exitStatus: Int32?
-    /// Crossfade length in seconds; nil when slides cut (the setting, the profile, the budget or the display).
-    private var fadeSeconds: Double?
-    /// The frame on screen, kept while fades are on: the next fade starts from it.
-    private var onScreenFrame: Frame?
-    private var fade: (crossfade: Crossfade, from: Frame, to: Frame, record: PresentRecord)?
-    /// When the fade's first step reached the screen (the slide change became visible).
-    private var fadeFirstShown: Double?
-    /// The vblank sequence of the fade's first step on the glass and the steps shown since (for `--stats`: a fade
-    /// paced by the display shows one step per vblank).
-    private var fadePacing: (first: UInt32, steps: Int)?
-    /// The last slide's fade, for its stats line: steps shown and vblanks it took.
-    private var lastFadePacing: (steps: Int, vblanks: Int)?
-    /// Prefetches wait while a fade runs: the blend gets the CPU, and the outgoing frame is gone before the next
-    /// one is allocated, so fades cost one frame of memory, not two.
-    private var deferredPrefetches: [DecodeRequest] = []
+    private let crossfader: Crossfader
     /// A fade holds the outgoing and the incoming frame, and a decode the viewer asks for during it a third; they
     /// are on top of the minimum (two scanout buffers and one frame), with this much left for decoding.
     static let fadeDecodeRoom = 16 << 20
@@ -120,7 +87,7 @@ public final class PlayerRuntime {
         library = Library(root: settings.library)
         let notifier = ServiceNotifier.fromEnvironment()
         self.notifier = notifier
-        let opened = try Self.openDisplay(configuration, log: log, notifier: notifier)
+        let opened = try DisplayOpener.open(configuration, log: log, notifier: notifier)
         profile = opened.profile
         let budgetMiB = settings.memoryBudgetMiB ?? profile.memoryBudgetMiB
         budget = MemoryBudget(limit: budgetMiB << 20)
@@ -133,7 +100,7 @@ public final class PlayerRuntime {
                     + "\(profile.scanout) scanout buffers and one \(profile.compose) frame need")
         }
         renderOptions = Self.renderOptions(settings, profile: profile)
-        positionStore = PositionStore.path(settings: settings).map { PositionStore(path: $0) }
+        let positionStore = PositionStore.path(settings: settings).map { PositionStore(path: $0) }
         var resume: SlideID?
         if let saved = positionStore?.load(), saved.library == library.root, !configuration.ignoresSavedPosition {
             resume = saved.slide
@@ -149,7 +116,7 @@ public final class PlayerRuntime {
                 interval: settings.interval, order: settings.order, startCategory: settings.startCategory,
                 keepPrevious: keepPrevious, seed: UInt64(truncatingIfNeeded: Int(MonotonicClock.seconds() * 1e6)),
                 pauseOnInput: settings.pauseOnInput, transitionSeconds: fades ?? 0, resume: resume))
-        fadeSeconds = fades
+        crossfader = Crossfader(seconds: fades)
         do {
             text = try TextRenderer(
                 fontPath: settings.fontPath ?? TextRenderer.defaultFont,
@@ -158,9 +125,10 @@ public final class PlayerRuntime {
             log(.warning, "no on-screen text (\(error)); banners go to the log only")
             text = nil
         }
-        gestures = GestureRecognizer(
-            rotation: profile.rotation, physicalSize: opened.connector?.physicalSizeMillimetres,
-            pixelSize: profile.scanout)
+        inputRouter = InputRouter(
+            gestures: GestureRecognizer(
+                rotation: profile.rotation, physicalSize: opened.connector?.physicalSizeMillimetres,
+                pixelSize: profile.scanout))
         do {
             signals = try SignalSource([
                 SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGCONT, VirtualTerminal.releaseSignal, VirtualTerminal.acquireSignal,
@@ -192,7 +160,10 @@ public final class PlayerRuntime {
             bannerTimer = try MonotonicTimer()
             watchdogTimer = try MonotonicTimer()
             metricsTimer = try MonotonicTimer()
-            positionTimer = try MonotonicTimer()
+            let root = Library(root: settings.library).root
+            position = try positionStore.map { (store) throws(RuntimeError) in
+                try PositionKeeper(store: store, library: root, log: log)
+            }
         } catch let error as RuntimeError {
             throw PlayError("\(error)")
         } catch let error as PlayError {
@@ -267,191 +238,6 @@ public final class PlayerRuntime {
         return settings.transitionSeconds ?? profile.transitionSeconds
     }
 
-    struct OpenedDisplay {
-        var profile: DeviceProfile
-        var description: String
-        var device: DRMDevice?
-        var connector: DRMConnector?
-        var mode: DRMMode?
-        var fbdev: FbdevDisplay?
-    }
-
-    static func openFbdev(path: String?, table: DeviceTable) throws(PlayError) -> OpenedDisplay {
-        let path = path ?? "/dev/fb0"
-        let fbdev = try FbdevDisplay(path: path)
-        let panel = PanelDescription(mode: fbdev.size)
-        // fbdev cannot change the mode, so a profile composing below the native size does not apply.
-        let matched = table.profile(for: panel)
-        let profile = matched.scanout == fbdev.size ? matched : table.derivedProfile(for: panel, atNativeSize: true)
-        let kind = fbdev.doubleBuffered ? "double-buffered by panning" : "one buffer"
-        return OpenedDisplay(profile: profile, description: "\(path) at \(fbdev.size) (fbdev, \(kind))", fbdev: fbdev)
-    }
-
-    /// Finds the screen and its profile. DRM work here only probes (and takes master); buffers come later, once
-    /// the budget is known.
-    static func openDisplay(_ configuration: PlayConfiguration, log: EventLog, notifier: ServiceNotifier?)
-        throws(PlayError)
-        -> OpenedDisplay
-    {
-        let table = configuration.deviceTable
-        let settings = configuration.settings
-        func headless(_ size: Size) -> OpenedDisplay {
-            let profile = table.profile(for: PanelDescription(mode: size))
-            return OpenedDisplay(profile: profile, description: "a headless \(profile.scanout) panel")
-        }
-        switch configuration.display {
-        case .headless(let size):
-            return headless(size)
-        case .drm(let path):
-            return try openDRMWaiting(
-                path: path ?? settings.display.device, settings: settings, table: table, log: log, notifier: notifier)
-        case .fbdev(let path):
-            return try openFbdev(path: path, table: table)
-        case .auto:
-            let drmProblem: PlayError
-            do {
-                return try openDRMWaiting(
-                    path: settings.display.device, settings: settings, table: table, log: log, notifier: notifier)
-            } catch {
-                drmProblem = error
-            }
-            if FileBytes.exists("/dev/fb0") {
-                do {
-                    let opened = try openFbdev(path: nil, table: table)
-                    log(.warning, "no DRM screen (\(drmProblem)); using \(opened.description)")
-                    return opened
-                } catch {
-                    log(.warning, "no fbdev screen either: \(error)")
-                }
-            }
-            let size = settings.display.headlessSize
-            log(
-                .warning,
-                "no DRM screen (\(drmProblem)); using the headless display at \(size): frames stay in memory"
-                    + (configuration.snapshots.map { " and go to \($0)/" } ?? " (--snapshots DIR writes them)"))
-            return headless(size)
-        }
-    }
-
-    static func openDRM(path: String?, settings: Settings, table: DeviceTable, log: EventLog) throws(PlayError)
-        -> OpenedDisplay
-    {
-        let candidates = path.map { [$0] } ?? DRMDevice.cardPaths()
-        guard !candidates.isEmpty else { throw PlayError("no DRM device in /dev/dri") }
-        var problems: [String] = []
-        var unplugged = 0
-        var renderOnly = 0
-        for candidate in candidates {
-            let device: DRMDevice
-            do {
-                device = try DRMDevice(path: candidate)
-            } catch {
-                problems.append("\(error)")
-                continue
-            }
-            // A card that cannot drive a screen (v3d next to vc4 on a Pi 4/5, vgem) has no say in whether a screen
-            // is connected.
-            guard device.hasModesetting else {
-                renderOnly += 1
-                problems.append("\(candidate) (\(device.driver)): no display outputs")
-                continue
-            }
-            guard device.supportsDumbBuffers else {
-                renderOnly += 1
-                problems.append("\(candidate) (\(device.driver)): no dumb buffers")
-                continue
-            }
-            guard let connector = DRMDevice.choose(device.connectors(), named: settings.display.connector) else {
-                unplugged += 1
-                problems.append(
-                    "\(candidate): "
-                        + (settings.display.connector.map { "no connected connector named \($0)" }
-                            ?? "nothing connected"))
-                continue
-            }
-            do {
-                try device.becomeMaster()
-            } catch {
-                problems.append("\(error)")
-                continue
-            }
-            guard let (chosen, profile) = chooseMode(for: connector, settings: settings, table: table, log: log) else {
-                continue
-            }
-            let name = connector.edid?.monitorName.map { " (\($0))" } ?? ""
-            return OpenedDisplay(
-                profile: profile, description: "\(candidate) \(device.driver) \(connector.name)\(name) at \(chosen)",
-                device: device, connector: connector, mode: chosen)
-        }
-        throw PlayError(
-            problems.joined(separator: "; "),
-            nothingConnected: unplugged > 0 && unplugged + renderOnly == problems.count)
-    }
-
-    /// The mode to drive a connector at and its profile: `display.mode` when the connector offers it, else the
-    /// preferred one; a profile that composes below that size (4K at 1080p) asks for its smaller mode.
-    static func chooseMode(for connector: DRMConnector, settings: Settings, table: DeviceTable, log: EventLog)
-        -> (mode: DRMMode, profile: DeviceProfile)?
-    {
-        var mode = connector.preferredMode
-        if let wanted = settings.display.mode {
-            let parts = wanted.split(separator: "@")
-            let size = Size(parsing: parts[0])
-            let refresh = parts.count > 1 ? Double(parts[1]).map { Int($0.rounded()) } : nil
-            if let match = connector.modes.first(where: {
-                $0.size == size && (refresh == nil || $0.refresh == refresh)
-            }) {
-                mode = match
-            } else {
-                log("\(connector.name) offers no mode \(wanted); using \(mode.map(\.description) ?? "none")")
-            }
-        }
-        guard var chosen = mode else { return nil }
-        var profile = table.profile(for: connector.panel(mode: chosen))
-        if profile.scanout != chosen.size {
-            if let smaller = connector.modes.first(where: { $0.size == profile.scanout }) {
-                chosen = smaller
-            } else {
-                log(
-                    "\(connector.name) has no \(profile.scanout) mode for profile \(profile.id); composing at \(chosen.size)"
-                )
-                profile = table.derivedProfile(
-                    for: PanelDescription(connector: connector.name, mode: chosen.size), atNativeSize: true)
-            }
-        }
-        return (chosen, profile)
-    }
-
-    /// Like `openDRM`, but when the cards are there and no screen is connected yet (a kiosk that boots before its
-    /// TV is on), waits for a hotplug event, blocked in poll(2), and tries again.
-    static func openDRMWaiting(
-        path: String?, settings: Settings, table: DeviceTable, log: EventLog, notifier: ServiceNotifier?
-    ) throws(PlayError) -> OpenedDisplay {
-        // Made before the first look, so a screen plugged in meanwhile is not missed.
-        let monitor = try? HotplugMonitor()
-        var announced = false
-        while true {
-            do {
-                return try openDRM(path: path, settings: settings, table: table, log: log)
-            } catch {
-                guard error.nothingConnected, let monitor else { throw error }
-                if !announced {
-                    log(.notice, "no screen is connected (\(error)); waiting for one to be plugged in")
-                    // Waiting for a screen is the service working as meant, not a start that hangs.
-                    notifier?.send("READY=1\nSTATUS=waiting for a screen to be plugged in")
-                    announced = true
-                }
-                var ready = pollfd(fd: monitor.descriptor, events: Int16(POLLIN), revents: 0)
-                let timeout = notifier?.watchdogInterval.map { Int32(min($0 * 1000, 3_600_000)) } ?? -1
-                if poll(&ready, 1, timeout) == 0 {
-                    notifier?.send("WATCHDOG=1")
-                    continue
-                }
-                _ = monitor.takeChanges()
-            }
-        }
-    }
-
     public var controlPath: String? { control?.path }
 
     /// Portrait pairs only make sense on a landscape canvas.
@@ -475,7 +261,7 @@ public final class PlayerRuntime {
             try loop.add(bannerTimer.descriptor, token: Token.banner.rawValue)
             try loop.add(watchdogTimer.descriptor, token: Token.watchdog.rawValue)
             try loop.add(metricsTimer.descriptor, token: Token.metrics.rawValue)
-            try loop.add(positionTimer.descriptor, token: Token.position.rawValue)
+            if let position { try loop.add(position.descriptor, token: Token.position.rawValue) }
         } catch {
             log(.error, "\(error)")
             return 1
@@ -510,7 +296,7 @@ public final class PlayerRuntime {
 
     private func shutdown() {
         notifier?.send("STOPPING=1")
-        savePosition()
+        position?.save()
         writeMetrics()
         worker.stop()
         display.close()
@@ -527,7 +313,7 @@ public final class PlayerRuntime {
             guard let generation = armedGeneration else { return }
             // An expiry seconds after its deadline means the system slept through it (s2idle keeps CLOCK_MONOTONIC
             // running, and its suspend counter may be updated only after user space runs again): no catch-up.
-            if let deadline = armedDeadline, now - deadline > Self.lateExpiry,
+            if let deadline = armedDeadline, SleepDetector.firedLate(deadline: deadline, now: now),
                 wokeFromSleep("the slide timer fired \(Int(now - deadline)) s late: the system slept")
             {
                 return
@@ -564,8 +350,7 @@ public final class PlayerRuntime {
             notifier.send("WATCHDOG=1")
             watchdogTimer.arm(at: now + interval)
         case .position:
-            positionTimer.acknowledge()
-            savePosition()
+            position?.timerFired()
         case .metrics:
             metricsTimer.acknowledge()
             writeMetrics()
@@ -597,7 +382,7 @@ public final class PlayerRuntime {
             log("VT switched away: holding the show")
             send(.hold(.vtAway, now: now))
             input?.suspend()
-            chord.reset()
+            inputRouter.reset()
             // The switch goes ahead once the screen is given up (after the flip in flight): `.seatReleased`.
             display.releaseSeat(now: now)
         case VirtualTerminal.acquireSignal:
@@ -611,66 +396,23 @@ public final class PlayerRuntime {
         }
     }
 
-    /// A key goes through the key map; touches and the pointer (as one finger) through the gesture recognizer.
     private func handleInput(_ event: InputSource.Event, now: Double) {
-        let gesture: GestureRecognizer.Gesture?
-        switch event {
+        let outcome = inputRouter.route(
+            event, keys: configuration.settings.keys, screen: profileNow.scanout, now: now)
+        switch outcome {
         case .deviceAdded(let name):
             log("input device: \(name)")
-            return
-        case .key(let name, let pressed):
-            if let target = chord.key(name, pressed: pressed) {
-                if terminal?.activate(target) == true {
-                    log("Ctrl+Alt+F\(target): switching to VT \(target)")
-                } else if terminal?.allowsSwitching == false {
-                    log("Ctrl+Alt+F\(target): VT switching is off (display.vtSwitching)")
-                }
-                return
+        case .switchVT(let target):
+            if terminal?.activate(target) == true {
+                log("Ctrl+Alt+F\(target): switching to VT \(target)")
+            } else if terminal?.allowsSwitching == false {
+                log("Ctrl+Alt+F\(target): VT switching is off (display.vtSwitching)")
             }
-            guard pressed, !chord.modifierHeld, let action = configuration.settings.keys.action(forKey: name) else {
-                return
-            }
+        case .action(let action):
             send(.user(action, now: now))
-            return
-        case .touchDown(let x, let y):
-            gestures.down(x: x, y: y, time: now)
-            return
-        case .touchMotion(let x, let y):
-            gestures.move(x: x, y: y)
-            return
-        case .touchUp:
-            gesture = gestures.up(time: now)
-        case .pointerPosition(let x, let y):
-            pointer = (x, y)
-            if pointerDown { gestures.move(x: x, y: y) }
-            return
-        case .pointerMotion(let dx, let dy):
-            let size = profileNow.scanout
-            pointer = (
-                min(1, max(0, pointer.x + dx / Double(size.width))),
-                min(1, max(0, pointer.y + dy / Double(size.height)))
-            )
-            if pointerDown { gestures.move(x: pointer.x, y: pointer.y) }
-            return
-        case .pointerButton(let pressed):
-            pointerDown = pressed
-            if pressed {
-                gestures.down(x: pointer.x, y: pointer.y, time: now)
-                return
-            }
-            gesture = gestures.up(time: now)
+        case nil:
+            break
         }
-        let action: KeyMap.Action?
-        switch gesture {
-        case .tap: action = .pause
-        case .swipe(.left): action = .next
-        case .swipe(.right): action = .previous
-        case .swipe(.up): action = .nextCategory
-        case .swipe(.down): action = .previousCategory
-        case .longPress: action = .info
-        case nil: action = nil
-        }
-        if let action { send(.user(action, now: now)) }
     }
 
     /// A DRM connector changed: unplugged, the show holds (a pause reason of its own); back, it is matched to its
@@ -679,7 +421,7 @@ public final class PlayerRuntime {
     private func screenChanged(now: Double) {
         guard let drm = display.executor as? DRMDisplay, let connector = drm.probeConnector() else { return }
         guard connector.connected,
-            let (mode, profile) = Self.chooseMode(
+            let (mode, profile) = DisplayOpener.chooseMode(
                 for: connector, settings: configuration.settings, table: configuration.deviceTable, log: log)
         else {
             guard !unplugged else { return }
@@ -723,34 +465,31 @@ public final class PlayerRuntime {
         scheduleTimer.arm(atEpochSeconds: now.epoch - now.secondOfMinute + minutes * 60)
     }
 
-    /// The system slept when CLOCK_BOOTTIME jumped over CLOCK_MONOTONIC (S3) or the suspend counter grew
-    /// (s2idle too). Some drivers come back dark: the mode is set again before the show goes on.
+    /// Looks at the clocks for a sleep before anything that woke the loop is handled.
     private func noticeSleep() {
-        let offset = SleepClock.offset()
-        let count = SleepClock.suspendCount()
-        defer {
-            sleepOffset = offset
-            suspendCount = count
-        }
-        let jumped = offset - sleepOffset > 1
-        guard jumped || count > suspendCount else { return }
-        guard jumped || MonotonicClock.seconds() - lastWake > Self.wakeSettling else { return }
-        wokeFromSleep(jumped ? "the system slept for \(Int(offset - sleepOffset)) s" : "the system slept (s2idle)")
+        let now = MonotonicClock.seconds()
+        guard let reason = sleep.check(offset: SleepClock.offset(), suspendCount: SleepClock.suspendCount(), now: now)
+        else { return }
+        woke(reason, now: now)
     }
 
-    /// Tells the show the system slept; false when this is only another sign of a wake already handled.
+    /// Another sign of a sleep; false when it is only one more sign of a wake already handled.
     @discardableResult
     private func wokeFromSleep(_ reason: String) -> Bool {
         let now = MonotonicClock.seconds()
-        // A second sign of the same wake (see `wakeSettling`) changes nothing: the slide already has its interval.
-        guard now - lastWake > Self.wakeSettling else { return false }
-        lastWake = now
-        log(reason)
-        sleepOffset = SleepClock.offset()
-        suspendCount = SleepClock.suspendCount()
-        display.woke(now: now)
-        send(.woke(now: MonotonicClock.seconds()))
+        guard sleep.wake(offset: SleepClock.offset(), suspendCount: SleepClock.suspendCount(), now: now) else {
+            return false
+        }
+        woke(reason, now: now)
         return true
+    }
+
+    /// The system woke: the mode is set again (some drivers come back dark) and the slide on screen gets a full
+    /// interval, with no catch-up advance.
+    private func woke(_ reason: String, now: Double) {
+        log(reason)
+        display.woke(now: now)
+        send(.woke(now: now))
     }
 
     private func reload(now: Double) {
@@ -778,14 +517,13 @@ public final class PlayerRuntime {
         followSchedule()
         renderOptions = Self.renderOptions(settings, profile: profileNow)
         worker.setOptions(renderOptions)
-        fadeSeconds = Self.fadeSeconds(
+        crossfader.seconds = Self.fadeSeconds(
             settings, profile: profileNow, budget: budget, blendsCleanly: display.blendsCleanly,
             screen: screenDescription, log: log)
-        if fadeSeconds == nil { onScreenFrame = nil }
         var options = player.options
         options.interval = settings.interval
         options.order = settings.order
-        options.transitionSeconds = fadeSeconds ?? 0
+        options.transitionSeconds = crossfader.seconds ?? 0
         log.forgetWarnings()
         log("config reloaded from \(path)")
         perform(player.update(options))
@@ -806,14 +544,9 @@ public final class PlayerRuntime {
         case .index(let name):
             index(name)
         case .decode(let request):
-            deferredPrefetches.removeAll { $0.slide.id == request.slide.id }
-            if fade != nil && request.purpose == .prefetch {
-                deferredPrefetches.append(request)
-            } else {
-                worker.submit(request)
-            }
+            if !crossfader.deferIfFading(request) { worker.submit(request) }
         case .cancel(let id):
-            deferredPrefetches.removeAll { $0.slide.id == id }
+            crossfader.cancel(id)
             worker.cancel(id)
         case .present(let frame, let id):
             let decode = decodes.removeValue(forKey: id)
@@ -849,39 +582,9 @@ public final class PlayerRuntime {
         }
     }
 
-    /// Whether the screen can show a fade now: lit, ours, and flipping cleanly.
-    private var screenCanFade: Bool { display.canFade }
-
     /// A new slide: a crossfade from the one on screen when fades are on and the screen can show one, else a cut.
     private func present(_ frame: Frame, _ record: PresentRecord) {
-        fadeFirstShown = nil
-        if let seconds = fadeSeconds, let from = onScreenFrame, from.size == frame.size, screenCanFade {
-            fade = (Crossfade(started: MonotonicClock.seconds(), duration: seconds), from, frame, record)
-            showFadeStep(now: MonotonicClock.seconds())
-        } else {
-            display.show(.frame(frame, record))
-        }
-        if fadeSeconds != nil { onScreenFrame = frame }
-    }
-
-    /// A fade step reached the screen: paint the next, or at once the last when the viewer already asked for
-    /// another slide or the screen went away.
-    private func continueFade(now: Double) {
-        if fadeFirstShown == nil { fadeFirstShown = now }
-        if player.hasPictureWaiting || !screenCanFade { fade?.crossfade.finishNow() }
-        showFadeStep(now: now)
-    }
-
-    /// Paints the fade's next step (the last one is the new slide itself).
-    private func showFadeStep(now: Double) {
-        guard var current = fade else { return }
-        let weight = current.crossfade.nextWeight(at: now)
-        fade = current
-        if current.crossfade.isFinished {
-            display.show(.frame(current.to, current.record))
-        } else {
-            display.show(.blend(from: current.from, to: current.to, weight: weight, current.record))
-        }
+        display.show(crossfader.present(frame, record, screenCanFade: display.canFade, now: MonotonicClock.seconds()))
     }
 
     private func readCategories() -> [String] {
@@ -925,7 +628,7 @@ public final class PlayerRuntime {
     /// Puts the text that should be over the picture there: the banner, else "Paused" while the user paused;
     /// takes it away when nothing should be. Waits while a flip is in flight; a new picture comes without text.
     private func refreshOverlay() {
-        guard let text, display.isLit, !display.isBusy, fade == nil else { return }
+        guard let text, display.isLit, !display.isBusy, !crossfader.isFading else { return }
         let wanted = banner ?? (player.timer.reasons.contains(.user) ? "Paused" : nil)
         guard wanted != overlayShown?.text else { return }
         let previous = overlayShown?.saved
@@ -979,35 +682,19 @@ public final class PlayerRuntime {
             notifier?.send("READY=1\nSTATUS=playing \(library.root) on \(screenDescription)")
         }
         if case .blend = shown {
-            if visible, let sequence = display.lastSequence {
-                fadePacing = (fadePacing?.first ?? sequence, (fadePacing?.steps ?? 0) + 1)
-            }
-            continueFade(now: now)
+            // The fade hurries to its end when the viewer already asked for another slide or the screen went away.
+            let hurry = player.hasPictureWaiting || !display.canFade
+            let next = crossfader.stepDone(visible: visible, sequence: display.lastSequence, hurry: hurry, now: now)
+            if let next { display.show(next) }
             return
         }
         if case .background = shown { overlayShown = nil }
         guard case .frame(let record) = shown else { return }
-        lastFadePacing = nil
-        if let pacing = fadePacing, visible, let last = display.lastSequence {
-            lastFadePacing = (pacing.steps + 1, Int(last &- pacing.first))
-        }
-        fadePacing = nil
-        if fade != nil {
-            fade = nil
-            for request in deferredPrefetches { worker.submit(request) }
-            deferredPrefetches = []
-        }
+        for request in crossfader.frameDone(visible: visible, sequence: display.lastSequence) { worker.submit(request) }
         // The new picture carries no text; the banner or pause sign is painted again over it.
         overlayShown = nil
         presentedCount += 1
-        if positionStore != nil {
-            unsavedPosition = SlideID(category: record.category, name: record.slide)
-            if now - lastPositionSave >= Self.positionSaveSpacing {
-                savePosition()
-            } else {
-                positionTimer.arm(at: lastPositionSave + Self.positionSaveSpacing)
-            }
-        }
+        position?.shown(SlideID(category: record.category, name: record.slide), now: now)
         figures.slidesShown += 1
         figures.lastSlideTime = WallClock.seconds()
         if configuration.stats { logStats(record, now: now) }
@@ -1016,19 +703,6 @@ public final class PlayerRuntime {
         if let limit = configuration.exitAfter, presentedCount >= limit {
             log("presented \(presentedCount) slides; exiting as asked")
             exitStatus = 0
-        }
-    }
-
-    /// Saves the slide on screen, if it changed since the last save. A failure (a full disk) keeps the file as it
-    /// was, says so once, and is tried again with the next slide.
-    private func savePosition() {
-        guard let positionStore, let slide = unsavedPosition else { return }
-        lastPositionSave = MonotonicClock.seconds()
-        do {
-            try positionStore.save(PositionStore.Position(library: library.root, slide: slide))
-            unsavedPosition = nil
-        } catch {
-            log(.warning, "cannot save the position (\(error)); the last saved one stays")
         }
     }
 
@@ -1050,11 +724,13 @@ public final class PlayerRuntime {
     private func logStats(_ record: PresentRecord, now: Double) {
         let mib = { (bytes: Int) in JSONText.number(Double(bytes) / 1_048_576) }
         // With a crossfade the change becomes visible at its first step.
-        let visible = fadeFirstShown ?? now
+        let visible = crossfader.firstShown ?? now
         let latency = advanceDeadline.map { "\(JSONText.number((visible - $0) * 1000)) ms" } ?? "-"
         let decode = record.decodeMilliseconds.map { "\(JSONText.number($0)) ms" } ?? "-"
         // Drivers without a real vblank count none (sequence 0 throughout): nothing to say then.
-        let pacing = lastFadePacing.flatMap { $0.vblanks > 0 ? " fade \($0.steps) steps over \($0.vblanks) vblanks" : nil }
+        let pacing = crossfader.lastPacing.flatMap {
+            $0.vblanks > 0 ? " fade \($0.steps) steps over \($0.vblanks) vblanks" : nil
+        }
         log(
             "stats: slide \(SlideID(category: record.category, name: record.slide)) decode \(decode) "
                 + "deadline-to-present \(latency)\(pacing ?? "") rss \(mib(ProcessMemory.residentBytes())) MiB peak "

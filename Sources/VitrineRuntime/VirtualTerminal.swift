@@ -22,6 +22,7 @@ public final class VirtualTerminal {
     /// `display.vtSwitching`; a reload changes it.
     public var allowsSwitching: Bool
     private let descriptor: Int32
+    private let log: EventLog
     private var keyboardMode: Int32 = -1
     private var savedLine: termios?
     private var closed = false
@@ -46,6 +47,7 @@ public final class VirtualTerminal {
         self.path = path
         self.number = number
         self.descriptor = descriptor
+        self.log = log
         allowsSwitching = allowSwitching
         var mode: Int32 = 0
         if vitrine_ioctl_pointer(descriptor, VITRINE_KDGKBMODE, &mode) == 0 {
@@ -68,17 +70,29 @@ public final class VirtualTerminal {
     deinit { close() }
 
     /// Lets the pending switch away go ahead.
-    public func allowRelease() { _ = vitrine_ioctl_value(descriptor, VITRINE_VT_RELDISP, 1) }
+    public func allowRelease() {
+        if vitrine_ioctl_value(descriptor, VITRINE_VT_RELDISP, 1) != 0 {
+            log(.warning, "\(RuntimeError.last("let the VT switch go ahead (VT_RELDISP)", path: path))")
+        }
+    }
 
     /// Acknowledges that the VT is ours again.
-    public func acknowledgeAcquire() { _ = vitrine_ioctl_value(descriptor, VITRINE_VT_RELDISP, VITRINE_VT_ACKACQ) }
+    public func acknowledgeAcquire() {
+        if vitrine_ioctl_value(descriptor, VITRINE_VT_RELDISP, VITRINE_VT_ACKACQ) != 0 {
+            log(.warning, "\(RuntimeError.last("acknowledge the VT's return (VT_RELDISP)", path: path))")
+        }
+    }
 
     /// Switches to VT `target` (Ctrl+Alt+F`target`), unless switching is forbidden or it is this one. Returns
     /// whether a switch was asked for.
     @discardableResult
     public func activate(_ target: Int) -> Bool {
         guard allowsSwitching, target != number else { return false }
-        return vitrine_ioctl_value(descriptor, VITRINE_VT_ACTIVATE, UInt(target)) == 0
+        guard vitrine_ioctl_value(descriptor, VITRINE_VT_ACTIVATE, UInt(target)) == 0 else {
+            log(.warning, "\(RuntimeError.last("switch to VT \(target) (VT_ACTIVATE)", path: path))")
+            return false
+        }
+        return true
     }
 
     /// Back to the keyboard and line as they were, automatic switching and text mode, as the console expects.

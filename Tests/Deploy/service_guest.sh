@@ -145,22 +145,23 @@ eventually advanced_past "$before"
 check "Ctrl-C, Ctrl-Z and Ctrl-\\ on the keyboard leave the show playing" \
     "typed $typed, pid $pid -> $(main_pid), presented $before -> $(presented)" same_player_playing
 check "the player still answers and advances after the keys" "presented $(presented)" advanced_past "$before"
+away_on_vt2() { on_vt tty2 && paused_for vtAway; }
+back_on_vt1() { on_vt tty1 && not_paused_for vtAway && same_player_playing; }
 keys ctrl-alt-f2
-eventually on_vt tty2
-check "Ctrl+Alt+F2 switches to VT 2 and the show holds" "active $(active_vt)" paused_for vtAway
+eventually away_on_vt2
+check "Ctrl+Alt+F2 switches to VT 2 and the show holds" "active $(active_vt)" away_on_vt2
 keys ctrl-alt-f1
-eventually on_vt tty1
-eventually not_paused_for vtAway
-check "Ctrl+Alt+F1 on VT 2 switches back, the show goes on" "active $(active_vt), pid $(main_pid)" \
-    same_player_playing
+eventually back_on_vt1
+check "Ctrl+Alt+F1 on VT 2 switches back, the show goes on" "active $(active_vt), pid $(main_pid)" back_on_vt1
 sed -i 's/"vtSwitching": true/"vtSwitching": false/' /etc/vitrine/vitrine.json
 systemctl reload vitrine.service
 eventually reloaded
 keys ctrl-alt-f2
 # Nothing may happen: the VT is looked at once more after the keys have had time to be read.
 sleep 2
-check "with display.vtSwitching false, Ctrl+Alt+F2 does nothing" "active $(active_vt)" on_vt tty1
+check "with display.vtSwitching false, Ctrl+Alt+F2 does nothing" "active $(active_vt)" back_on_vt1
 journalctl -q -u vitrine.service --since "$since" -o cat | tail -20 | sed 's/^/INFO   /'
+echo "INFO   player: $(ps -o pid=,user=,tty=,sess= -p "$(main_pid)") session leader $(ps -o tty= -p "$(ps -o sess= -p "$(main_pid)")")"
 sed -i 's/"vtSwitching": false/"vtSwitching": true/' /etc/vitrine/vitrine.json
 systemctl reload vitrine.service
 
