@@ -137,6 +137,10 @@ static inline int vitrine_fb_wait_for_vsync(int fd) {
     return ioctl(fd, FBIO_WAITFORVSYNC, &crtc);
 }
 
+/* TIOCSCTTY is a macro Swift cannot import: makes the tty the caller's controlling terminal (the caller must lead
+ * a session without one). */
+static inline int vitrine_take_controlling_tty(int fd) { return ioctl(fd, TIOCSCTTY, 0); }
+
 /* The VT's number (1-based) that is active now, or -1 with errno. */
 static inline int vitrine_vt_active(int fd) {
     struct vt_stat state;

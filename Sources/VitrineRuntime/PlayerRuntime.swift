@@ -14,7 +14,7 @@ import VitrineImage
 public final class PlayerRuntime {
     enum Token: UInt64 {
         case timer = 1, signals, decodes, library, vblank, control, schedule, hotplug, input, inputHold, banner
-        case watchdog, metrics, position
+        case watchdog, metrics, position, terminal
     }
 
     /// Client tokens start here, plus the client's descriptor.
@@ -52,12 +52,7 @@ public final class PlayerRuntime {
     private let inputHoldTimer: MonotonicTimer
     private var inputRouter: InputRouter
     /// Text over the picture: the category banner for a few seconds, else the pause sign while paused by the user.
-    private let text: TextRenderer?
-    private let bannerTimer: MonotonicTimer
-    private var banner: String?
-    private var overlayShown: (text: String, saved: BannerPainter.Saved)?
-    /// Seconds a banner stays.
-    static let bannerSeconds = 3.0
+    private let overlay: TextOverlay
     /// The screen was unplugged; the show holds (screen-off reason) until it is back.
     private var unplugged = false
     private var profileNow: DeviceProfile
@@ -117,13 +112,14 @@ public final class PlayerRuntime {
                 keepPrevious: keepPrevious, seed: UInt64(truncatingIfNeeded: Int(MonotonicClock.seconds() * 1e6)),
                 pauseOnInput: settings.pauseOnInput, transitionSeconds: fades ?? 0, resume: resume))
         crossfader = Crossfader(seconds: fades)
+        let renderer: TextRenderer?
         do {
-            text = try TextRenderer(
+            renderer = try TextRenderer(
                 fontPath: settings.fontPath ?? TextRenderer.defaultFont,
                 pixelHeight: max(12, profile.compose.height / 16))
         } catch {
             log(.warning, "no on-screen text (\(error)); banners go to the log only")
-            text = nil
+            renderer = nil
         }
         inputRouter = InputRouter(
             gestures: GestureRecognizer(
@@ -157,7 +153,7 @@ public final class PlayerRuntime {
             control = try ControlServer(path: configuration.controlPath ?? ControlServer.defaultPath())
             scheduleTimer = try WallClockTimer()
             inputHoldTimer = try MonotonicTimer()
-            bannerTimer = try MonotonicTimer()
+            overlay = try TextOverlay(renderer: renderer)
             watchdogTimer = try MonotonicTimer()
             metricsTimer = try MonotonicTimer()
             let root = Library(root: settings.library).root
@@ -258,10 +254,11 @@ public final class PlayerRuntime {
             if let hotplug { try loop.add(hotplug.descriptor, token: Token.hotplug.rawValue) }
             if let input { try loop.add(input.descriptor, token: Token.input.rawValue) }
             try loop.add(inputHoldTimer.descriptor, token: Token.inputHold.rawValue)
-            try loop.add(bannerTimer.descriptor, token: Token.banner.rawValue)
+            try loop.add(overlay.descriptor, token: Token.banner.rawValue)
             try loop.add(watchdogTimer.descriptor, token: Token.watchdog.rawValue)
             try loop.add(metricsTimer.descriptor, token: Token.metrics.rawValue)
             if let position { try loop.add(position.descriptor, token: Token.position.rawValue) }
+            if let terminal { try loop.add(terminal.descriptor, token: Token.terminal.rawValue) }
         } catch {
             log(.error, "\(error)")
             return 1
@@ -343,12 +340,20 @@ public final class PlayerRuntime {
         case .inputHold:
             if inputHoldTimer.acknowledge() { send(.inputHoldEnded(now: now)) }
         case .banner:
-            if bannerTimer.acknowledge() { banner = nil }
+            overlay.timerFired()
         case .watchdog:
             watchdogTimer.acknowledge()
             guard let notifier, let interval = notifier.watchdogInterval else { return }
             notifier.send("WATCHDOG=1")
             watchdogTimer.arm(at: now + interval)
+        case .terminal:
+            guard let terminal, let replaced = terminal.service() else { return }
+            loop.remove(replaced)
+            do {
+                try loop.add(terminal.descriptor, token: Token.terminal.rawValue)
+            } catch {
+                log(.warning, "\(error)")
+            }
         case .position:
             position?.timerFired()
         case .metrics:
@@ -569,8 +574,7 @@ public final class PlayerRuntime {
             if let until { inputHoldTimer.arm(at: until) } else { inputHoldTimer.disarm() }
         case .announce(let line):
             log("showing: \(line)")
-            banner = line
-            bannerTimer.arm(at: MonotonicClock.seconds() + Self.bannerSeconds)
+            overlay.announce(line, now: MonotonicClock.seconds())
         case .quit:
             exitStatus = 0
         case .screenPower(let on):
@@ -625,30 +629,13 @@ public final class PlayerRuntime {
         }
     }
 
-    /// Puts the text that should be over the picture there: the banner, else "Paused" while the user paused;
-    /// takes it away when nothing should be. Waits while a flip is in flight; a new picture comes without text.
+    /// Puts the text that should be over the picture there, or takes it away; waits while a flip is in flight, a
+    /// fade runs or the screen is dark.
     private func refreshOverlay() {
-        guard let text, display.isLit, !display.isBusy, !crossfader.isFading else { return }
-        let wanted = banner ?? (player.timer.reasons.contains(.user) ? "Paused" : nil)
-        guard wanted != overlayShown?.text else { return }
-        let previous = overlayShown?.saved
-        let strip = wanted.map { text.render($0) }
-        let canvas = profileNow.compose
-        let rotation = profileNow.rotation
-        var painted: BannerPainter.Saved?
-        display.show(
-            .overlay { pixels, _, stride in
-                previous?.restore(into: pixels, stride: stride)
-                if let strip {
-                    painted = BannerPainter.paint(
-                        strip, canvas: canvas, rotation: rotation, into: pixels, stride: stride)
-                }
-            })
-        if let wanted, let painted {
-            overlayShown = (wanted, painted)
-        } else {
-            overlayShown = nil
-        }
+        guard display.isLit, !display.isBusy, !crossfader.isFading else { return }
+        overlay.refresh(
+            paused: player.timer.reasons.contains(.user), canvas: profileNow.compose, rotation: profileNow.rotation,
+            show: { display.show($0) })
     }
 
     /// Takes what the display did since the last look (content done, a picture back, a redraw asked for, the seat
@@ -664,7 +651,7 @@ public final class PlayerRuntime {
                     completed(content.shown, visible: visible, now: now)
                 case .reappeared(let content):
                     // A picture painted for the return carries no text.
-                    if let content, !content.isOverlay { overlayShown = nil }
+                    if let content, !content.isOverlay { overlay.pictureReplaced() }
                 case .redraw:
                     send(.redraw(now: now))
                 case .seatReleased:
@@ -688,11 +675,11 @@ public final class PlayerRuntime {
             if let next { display.show(next) }
             return
         }
-        if case .background = shown { overlayShown = nil }
+        if case .background = shown { overlay.pictureReplaced() }
         guard case .frame(let record) = shown else { return }
         for request in crossfader.frameDone(visible: visible, sequence: display.lastSequence) { worker.submit(request) }
         // The new picture carries no text; the banner or pause sign is painted again over it.
-        overlayShown = nil
+        overlay.pictureReplaced()
         presentedCount += 1
         position?.shown(SlideID(category: record.category, name: record.slide), now: now)
         figures.slidesShown += 1
@@ -811,17 +798,5 @@ public final class PlayerRuntime {
             "\"modesets\":\(display.modesets)",
         ]
         return "{" + fields.joined(separator: ",") + "}"
-    }
-}
-
-/// Why `vitrine play` cannot start, in one line.
-public struct PlayError: Error, CustomStringConvertible {
-    public var description: String
-    /// A screen may yet be plugged in: the cards are there, nothing is connected.
-    public var nothingConnected = false
-
-    public init(_ description: String, nothingConnected: Bool = false) {
-        self.description = description
-        self.nothingConnected = nothingConnected
     }
 }

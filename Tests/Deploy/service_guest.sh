@@ -36,7 +36,8 @@ getty_started() { journalctl -q -u getty@tty1.service --since "$since" | grep -q
 no_getty_started() { ! getty_started; }
 state() {
     echo "INFO vitrine=$(systemctl is-active vitrine.service) getty@tty1=$(systemctl is-active getty@tty1.service)" \
-        "pid=$(main_pid) tty1=$(stat -c %U /dev/tty1) status=$(systemctl show -P StatusText vitrine.service)"
+        "pid=$(main_pid) tty1=$(stat -c %U /dev/tty1) ctty=$(ps -o tty= -p "$(main_pid)" 2>/dev/null)" \
+        "status=$(systemctl show -P StatusText vitrine.service)"
 }
 playing() {
     active vitrine.service active && active getty@tty1.service inactive &&
