@@ -8,6 +8,8 @@ public enum ControlCommand: Equatable, Sendable {
     }
 
     case next, previous, pause, resume, toggle, status
+    /// Read the config file again (as SIGHUP does).
+    case reload
     case category(CategoryTarget)
     case first
     /// Screen power: off blanks the output and holds the timer; on brings the picture back.
@@ -16,7 +18,8 @@ public enum ControlCommand: Equatable, Sendable {
     /// Longer lines are refused: no command comes near this, and a client must not make the player buffer much.
     public static let maximumLineBytes = 1024
 
-    public static let usage = "next, prev, pause, resume, toggle, first, category NAME|next|prev, screen on|off, status"
+    public static let usage =
+        "next, prev, pause, resume, toggle, first, category NAME|next|prev, screen on|off, status, reload"
 
     public static func parse(_ line: String) -> ControlCommand? {
         let trimmed = line.trimmingWhitespace()
@@ -29,6 +32,7 @@ public enum ControlCommand: Equatable, Sendable {
         case ("resume", true): return .resume
         case ("toggle", true): return .toggle
         case ("status", true): return .status
+        case ("reload", true): return .reload
         case ("first", true): return .first
         case ("screen", false) where rest == "on": return .screen(on: true)
         case ("screen", false) where rest == "off": return .screen(on: false)

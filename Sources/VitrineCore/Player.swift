@@ -364,7 +364,8 @@ public struct Player {
             return handle(.release(.user, now: now))
         case .toggle:
             return handle(timer.reasons.contains(.user) ? .release(.user, now: now) : .hold(.user, now: now))
-        case .status:
+        case .status, .reload:
+            // Answered by the runtime: the player has nothing to do for them.
             return []
         case .screen(let on):
             guard on == timer.reasons.contains(.screenOff) else { return [] }

@@ -497,17 +497,19 @@ public final class PlayerRuntime {
         send(.woke(now: now))
     }
 
-    private func reload(now: Double) {
+    /// Reads the config file again; returns why not when it cannot (the running settings stay).
+    @discardableResult
+    private func reload(now: Double) -> String? {
         guard let path = configuration.configPath else {
             log("SIGHUP: no config file to reload")
-            return
+            return "no config file to reload (the player was started without one)"
         }
         let settings: Settings
         do {
             settings = try Settings.load(path: path)
         } catch {
             log(.error, "config reload refused, keeping the running settings: \(error)")
-            return
+            return "config reload refused, keeping the running settings: \(error)"
         }
         if settings.library != configuration.settings.library {
             log("the library path changes on restart; still playing \(library.root)")
@@ -534,6 +536,7 @@ public final class PlayerRuntime {
         perform(player.update(options))
         // Pairs are made when a category is indexed: index the active one again.
         if pairingChanged, let active = player.active { send(.command(.category(.named(active)), now: now)) }
+        return nil
     }
 
     private func send(_ event: Player.Event) {
@@ -769,6 +772,7 @@ public final class PlayerRuntime {
         }
         let now = MonotonicClock.seconds()
         if command == .status { return statusLine(now: now) }
+        if command == .reload { return reload(now: now).map { "error: \($0)" } ?? "ok" }
         // A slide asked for by name counts, in `--stats`, from the request.
         switch command {
         case .next, .previous, .first, .category: advanceDeadline = now

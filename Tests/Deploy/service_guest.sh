@@ -30,6 +30,12 @@ settle() {
     done
     sleep "${1:-3}"
 }
+# Polls "$@" for up to 30 s.
+eventually() {
+    local _
+    for _ in $(seq 1 150); do "$@" && return 0; sleep 0.2; done
+    return 1
+}
 active() { [ "$(systemctl is-active "$1")" = "$2" ]; }
 main_pid() { systemctl show -P MainPID vitrine.service; }
 getty_started() { journalctl -q -u getty@tty1.service --since "$since" | grep -q 'Started'; }
@@ -103,9 +109,15 @@ check "restart after SIGKILL" "NRestarts=$(systemctl show -P NRestarts vitrine.s
 
 mark "reload"
 pid=$(main_pid)
-systemctl reload vitrine.service
-sleep 2
-check "systemctl reload (SIGHUP)" "same pid, config reloaded" reloaded
+systemctl kill -s HUP --kill-who=main vitrine.service
+eventually reloaded
+check "SIGHUP reloads the config" "same pid, config reloaded" reloaded
+mark "vitrine ctl reload"
+answer=$(vitrine ctl reload 2>&1)
+eventually reloaded
+check "vitrine ctl reload" "$answer" reloaded
+check "reloads leave the player holding tty1" "ctty $(ps -o tty= -p "$(main_pid)")" \
+    test "$(ps -o tty= -p "$(main_pid)")" = tty1
 
 mark "control socket"
 answer=$(vitrine ctl status 2>&1)
@@ -122,12 +134,6 @@ keys() {
 }
 presented() { vitrine ctl status 2>/dev/null | sed -n 's/.*"presented":\([0-9]*\).*/\1/p'; }
 active_vt() { cat /sys/class/tty/tty0/active; }
-# Polls "$@" for up to 30 s.
-eventually() {
-    local _
-    for _ in $(seq 1 150); do "$@" && return 0; sleep 0.2; done
-    return 1
-}
 advanced_past() { [ "$(presented)" -gt "$1" ] 2>/dev/null; }
 on_vt() { [ "$(active_vt)" = "$1" ]; }
 paused_for() { vitrine ctl status 2>/dev/null | grep -q "\"$1\""; }
@@ -155,7 +161,8 @@ keys ctrl-alt-f1
 eventually back_on_vt1
 check "Ctrl+Alt+F1 on VT 2 switches back, the show goes on" "active $(active_vt), pid $(main_pid)" back_on_vt1
 sed -i 's/"vtSwitching": true/"vtSwitching": false/' /etc/vitrine/vitrine.json
-systemctl reload vitrine.service
+mark "VT switching forbidden"
+vitrine ctl reload >/dev/null
 eventually reloaded
 keys ctrl-alt-f2
 # Nothing may happen: the VT is looked at once more after the keys have had time to be read.
@@ -164,7 +171,7 @@ check "with display.vtSwitching false, Ctrl+Alt+F2 does nothing" "active $(activ
 journalctl -q -u vitrine.service --since "$since" -o cat | tail -20 | sed 's/^/INFO   /'
 echo "INFO   player: $(ps -o pid=,user=,tty=,sess= -p "$(main_pid)") session leader $(ps -o tty= -p "$(ps -o sess= -p "$(main_pid)")")"
 sed -i 's/"vtSwitching": false/"vtSwitching": true/' /etc/vitrine/vitrine.json
-systemctl reload vitrine.service
+vitrine ctl reload >/dev/null
 
 mark "stop"
 systemctl stop vitrine.service
