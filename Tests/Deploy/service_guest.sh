@@ -164,9 +164,10 @@ sed -i 's/"vtSwitching": true/"vtSwitching": false/' /etc/vitrine/vitrine.json
 mark "VT switching forbidden"
 vitrine ctl reload >/dev/null
 eventually reloaded
+refused_switch() { journalctl -q -u vitrine.service --since "$since" | grep -q "VT switching is off"; }
 keys ctrl-alt-f2
-# Nothing may happen: the VT is looked at once more after the keys have had time to be read.
-sleep 2
+# Nothing may happen: once the player has seen and refused the keys, the VT must still be the show's.
+eventually refused_switch
 check "with display.vtSwitching false, Ctrl+Alt+F2 does nothing" "active $(active_vt)" back_on_vt1
 journalctl -q -u vitrine.service --since "$since" -o cat | tail -20 | sed 's/^/INFO   /'
 echo "INFO   player: $(ps -o pid=,user=,tty=,sess= -p "$(main_pid)") session leader $(ps -o tty= -p "$(ps -o sess= -p "$(main_pid)")")"

@@ -25,7 +25,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null ||
         { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null; }
 fi
-work=$(mktemp -d /tmp/vitrine-vkms-XXXXXX)
+work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 tar -xJf "$source_tar" -C "$work" "linux-source-$series/drivers/gpu/drm/vkms"
 make -s -C "/lib/modules/$kernel/build" M="$work/linux-source-$series/drivers/gpu/drm/vkms" CONFIG_DRM_VKMS=m \

@@ -55,7 +55,7 @@ def run(vitrine, module):
         log = f"{share}/pace.out"
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline and sum(1 for m in stats_lines(log) if m.group(4)) < 4:
-            time.sleep(0.5)
+            time.sleep(0.2)
         fades = [(int(m.group(4)), int(m.group(5))) for m in stats_lines(log) if m.group(4)]
         record(len(fades) >= 4, f"four crossfades shown, each with its vblank count ({fades})")
         worst = max(((vblanks - (steps - 1)) / vblanks for steps, vblanks in fades), default=1.0)
