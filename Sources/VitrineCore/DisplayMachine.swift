@@ -3,7 +3,9 @@
 /// actions out; the Linux side only executes the actions and reports what the kernel said.
 ///
 /// Rules it keeps:
-/// - Never paint into the buffer on screen (with two buffers), at most one flip in flight.
+/// - Never paint into the buffer on screen (with two or three buffers), at most one flip in flight. With three,
+///   the next content is painted into the spare buffer while a flip is in flight and flipped to as soon as it
+///   lands, so a paint that takes most of a frame still makes every vblank.
 /// - Never flip or set the mode while the screen is off, the VT is away, the connector is unplugged or there are
 ///   no buffers. Content that arrives meanwhile is accepted at once (the player goes on) and only replaces what
 ///   will be shown on return; overlays are dropped then (there is nothing to paint them over).
@@ -106,8 +108,11 @@ public struct DisplayMachine<Content> {
     public private(set) var seat = Seat.ours
     public private(set) var connected = true
     public private(set) var hasBuffers = true
-    /// The content painted into the back buffer whose flip is in flight (or being retried).
-    private var inFlight: Content?
+    /// The content painted into the buffer whose flip is in flight (or being retried), and that buffer.
+    private var inFlight: (content: Content, buffer: Int)?
+    /// With three buffers: the next content, already painted into the spare buffer while a flip is in flight, so it
+    /// is flipped to the moment that flip completes (the paint is off the vblank's critical path).
+    private var prepared: (content: Content, buffer: Int)?
     private var flipSerial: UInt64 = 0
     /// Content that waits: for the flip in flight, or for the screen to be lit again.
     private var waiting: Content?
@@ -127,43 +132,44 @@ public struct DisplayMachine<Content> {
     private var rebuildPending = false
 
     public init(bufferCount: Int) {
-        precondition(bufferCount == 1 || bufferCount == 2, "one or two scanout buffers")
+        precondition((1...3).contains(bufferCount), "one to three scanout buffers")
         self.bufferCount = bufferCount
     }
 
     /// The screen shows our pictures now: on, ours, connected, with buffers.
     public var isLit: Bool { wantsPower && seat == .ours && connected && hasBuffers }
     /// A flip is in flight or content waits (an overlay would be painted over a picture that is about to go).
-    public var isBusy: Bool { inFlight != nil || waiting != nil }
+    public var isBusy: Bool { inFlight != nil || waiting != nil || prepared != nil }
     public var flipInFlight: Bool { inFlight != nil }
     /// Pictures can change in steps without tearing: two buffers, flips working, the screen lit.
-    public var blendsCleanly: Bool { bufferCount == 2 && !flipsFailing }
-    private var back: Int { bufferCount == 2 ? 1 - front : front }
+    public var blendsCleanly: Bool { bufferCount >= 2 && !flipsFailing }
+    /// The buffer to paint the next picture into when no flip is in flight.
+    private var back: Int { (front + 1) % bufferCount }
 
     public mutating func handle(_ event: Event) -> [Action] {
         switch event {
         case .show(let content, let overlay, let now):
             return show(content, overlay: overlay, now: now)
         case .flipCompleted(let serial, let now):
-            guard let content = inFlight, serial == flipSerial, !retryingBusy else { return [] }
+            guard let flight = inFlight, serial == flipSerial, !retryingBusy else { return [] }
             if flipsFailing {
                 flipsFailing = false
                 if saidFlipsFailing {
                     saidFlipsFailing = false
-                    return [.log("page flips complete again")] + flipDone(content, now: now)
+                    return [.log("page flips complete again")] + flipDone(flight, now: now)
                 }
             }
-            return flipDone(content, now: now)
+            return flipDone(flight, now: now)
         case .flipRefused(let refusal, let now):
             return refused(refusal, now: now)
         case .timerFired(let now):
-            guard let content = inFlight else { return [] }
+            guard let flight = inFlight else { return [] }
             if retryingBusy {
                 retryingBusy = false
-                return flip(now: now)
+                return flip(to: flight.buffer, now: now)
             }
             flipsFailing = true
-            var actions = flipDone(content, now: now)
+            var actions = flipDone(flight, now: now)
             if !saidFlipsFailing {
                 saidFlipsFailing = true
                 actions.insert(
@@ -237,6 +243,13 @@ public struct DisplayMachine<Content> {
         // is nothing to paint it over.
         if overlay && (!isLit || !hasPicture || waiting != nil) { return [.completed(content, visible: false)] }
         var actions: [Action] = []
+        if !overlay, isLit, let flight = inFlight, bufferCount == 3, waiting == nil, !pendingTransition {
+            // Painted now into the buffer that is neither on screen nor flipping; flipped when the flight lands.
+            if let old = prepared { actions.append(.completed(old.content, visible: false)) }
+            let spare = 3 - front - flight.buffer
+            prepared = (content, spare)
+            return actions + [.paint(content, buffer: spare, front: front)]
+        }
         if let old = waiting, !waitingAccepted { actions.append(.completed(old, visible: false)) }
         waiting = content
         waitingAccepted = false
@@ -248,16 +261,36 @@ public struct DisplayMachine<Content> {
         return actions + settle(now: now)
     }
 
-    private mutating func flipDone(_ content: Content, now: Double) -> [Action] {
+    /// Power off, a release or a rebuild waits for the flight: nothing more is prepared meanwhile.
+    private var pendingTransition: Bool { !wantsPower || seat != .ours || !connected || rebuildPending }
+
+    private mutating func flipDone(_ flight: (content: Content, buffer: Int), now: Double) -> [Action] {
         inFlight = nil
         busyRetries = 0
-        front = back
+        front = flight.buffer
         hasPicture = true
-        return [.disarmTimer, .completed(content, visible: true)] + settle(now: now)
+        return [.disarmTimer, .completed(flight.content, visible: true)] + launchPrepared(now: now) + settle(now: now)
+    }
+
+    /// The prepared content's flip, at once; or, when the screen is to go dark meanwhile, the content waits.
+    private mutating func launchPrepared(now: Double) -> [Action] {
+        guard let next = prepared else { return [] }
+        prepared = nil
+        guard isLit, !pendingTransition, !needsModeset else {
+            // The screen goes dark (or is set up again) first: the prepared content waits like any other, unless
+            // newer content already does.
+            if waiting != nil { return [.completed(next.content, visible: false)] }
+            waiting = next.content
+            waitingAccepted = !isLit
+            return isLit ? [] : [.completed(next.content, visible: false)]
+        }
+        inFlight = next
+        return flip(to: next.buffer, now: now)
     }
 
     private mutating func refused(_ refusal: Refusal, now: Double) -> [Action] {
-        guard let content = inFlight else { return [] }
+        guard let flight = inFlight else { return [] }
+        let content = flight.content
         switch refusal {
         case .busy where busyRetries < Self.busyRetryLimit:
             busyRetries += 1
@@ -273,11 +306,11 @@ public struct DisplayMachine<Content> {
                 // The newer content will be shown on return; this one is done.
                 if !waitingAccepted { actions.append(.completed(newer, visible: false)) }
                 waitingAccepted = true
-                return actions + [.completed(content, visible: false)]
+                return actions + [.completed(content, visible: false)] + launchPrepared(now: now)
             }
             waiting = content
             waitingAccepted = true
-            return actions + [.completed(content, visible: false)]
+            return actions + [.completed(content, visible: false)] + launchPrepared(now: now)
         default:
             busyRetries = 0
             flipsFailing = true
@@ -288,9 +321,10 @@ public struct DisplayMachine<Content> {
                     .warn("page flip refused (\(Self.describe(refusal))); setting the mode for this frame instead"))
             }
             inFlight = nil
-            front = back
+            front = flight.buffer
             hasPicture = true
-            return actions + [.modeset(buffer: front), .completed(content, visible: true)] + settle(now: now)
+            return actions + [.modeset(buffer: front), .completed(content, visible: true)] + launchPrepared(now: now)
+                + settle(now: now)
         }
     }
 
@@ -303,10 +337,10 @@ public struct DisplayMachine<Content> {
         }
     }
 
-    private mutating func flip(now: Double) -> [Action] {
+    private mutating func flip(to buffer: Int, now: Double) -> [Action] {
         flipSerial += 1
         // The watchdog is armed first: a refusal answers the flip at once and disarms it.
-        return [.armTimer(at: now + Self.flipTimeout), .flip(buffer: back, serial: flipSerial)]
+        return [.armTimer(at: now + Self.flipTimeout), .flip(buffer: buffer, serial: flipSerial)]
     }
 
     /// Does what the state asks for once no flip is in flight: the deferred release, rebuild and power off, then
@@ -357,7 +391,8 @@ public struct DisplayMachine<Content> {
         }
         guard let content = waiting else { return actions }
         waiting = nil
-        inFlight = content
-        return actions + [.paint(content, buffer: back, front: front)] + flip(now: now)
+        let target = back
+        inFlight = (content, target)
+        return actions + [.paint(content, buffer: target, front: front)] + flip(to: target, now: now)
     }
 }

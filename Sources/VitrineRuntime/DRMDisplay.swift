@@ -25,7 +25,8 @@ public final class DRMDisplay: DisplayExecutor {
     public private(set) var mode: DRMMode
     /// The mode the next `rebuildBuffers` makes buffers for (set when the connector came back at another size).
     public var pendingMode: DRMMode?
-    public var bufferCount: Int { 2 }
+    /// Two, or three when fades are on and the budget has room (the next step painted during a flip).
+    public let bufferCount: Int
     public var name: String { "\(device.path) (\(device.driver) \(connector.name))" }
     private let device: DRMDevice
     private let crtc: UInt32
@@ -40,8 +41,10 @@ public final class DRMDisplay: DisplayExecutor {
     public var eventDescriptors: [Int32] { [device.descriptor] }
 
     public init(
-        device: DRMDevice, connector: DRMConnector, mode: DRMMode, budget: MemoryBudget, log: EventLog
+        device: DRMDevice, connector: DRMConnector, mode: DRMMode, budget: MemoryBudget, bufferCount: Int = 2,
+        log: EventLog
     ) throws(PlayError) {
+        self.bufferCount = bufferCount
         self.device = device
         self.connector = connector
         self.mode = mode
@@ -54,14 +57,15 @@ public final class DRMDisplay: DisplayExecutor {
         self.crtc = crtc
         do {
             charge = try budget.charge(
-                (size.xrgbByteCount ?? Int.max / 4) * 2, for: "two \(size) scanout buffers on \(connector.name)")
+                (size.xrgbByteCount ?? Int.max / 4) * bufferCount,
+                for: "\(bufferCount) \(size) scanout buffers on \(connector.name)")
         } catch {
             throw PlayError("\(error)")
         }
         saved = drmModeGetCrtc(device.descriptor, crtc)
         // No modeset yet: the first picture sets the mode, so a start inside the schedule's off hours never lights
         // the panel.
-        for _ in 0..<2 {
+        for _ in 0..<bufferCount {
             do {
                 buffers.append(try makeBuffer())
             } catch {
@@ -195,8 +199,9 @@ public final class DRMDisplay: DisplayExecutor {
         mode = newMode
         do {
             charge = try budget.charge(
-                (size.xrgbByteCount ?? Int.max / 4) * 2, for: "two \(size) scanout buffers on \(connector.name)")
-            for _ in 0..<2 { buffers.append(try makeBuffer()) }
+                (size.xrgbByteCount ?? Int.max / 4) * bufferCount,
+                for: "\(bufferCount) \(size) scanout buffers on \(connector.name)")
+            for _ in 0..<bufferCount { buffers.append(try makeBuffer()) }
             return true
         } catch {
             log(.error, "cannot drive \(connector.name) at \(newMode): \(error)")

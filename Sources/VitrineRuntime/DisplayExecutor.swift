@@ -36,7 +36,7 @@ public protocol DisplayExecutor: AnyObject {
 
 extension DisplayExecutor {
     public var snapshots: SnapshotWriter? { nil }
-    public var blendsCleanly: Bool { bufferCount == 2 }
+    public var blendsCleanly: Bool { bufferCount >= 2 }
     public func dropMaster() {}
     public func takeMaster() -> Bool { true }
     public func rebuildBuffers() -> Bool { false }

@@ -13,7 +13,7 @@ public final class HeadlessDisplay: DisplayExecutor {
     public static let refreshRate = 60.0
 
     public let size: Size
-    public var bufferCount: Int { 2 }
+    public var bufferCount: Int { buffers.count }
     public var name: String { "headless \(size)" }
     /// The scanout buffers. Charged to the budget like DRM dumb buffers.
     private let buffers: [Frame]
@@ -26,12 +26,15 @@ public final class HeadlessDisplay: DisplayExecutor {
 
     public var eventDescriptors: [Int32] { [vblank.descriptor] }
 
-    public init(size: Size, budget: MemoryBudget, snapshots: SnapshotWriter?) throws(MemoryBudget.Exceeded) {
+    public init(size: Size, budget: MemoryBudget, bufferCount: Int = 2, snapshots: SnapshotWriter?)
+        throws(MemoryBudget.Exceeded)
+    {
         self.size = size
-        buffers = [
-            try Frame(size: size, budget: budget, purpose: "scanout buffer 1 (\(size))"),
-            try Frame(size: size, budget: budget, purpose: "scanout buffer 2 (\(size))"),
-        ]
+        var buffers: [Frame] = []
+        for number in 1...bufferCount {
+            buffers.append(try Frame(size: size, budget: budget, purpose: "scanout buffer \(number) (\(size))"))
+        }
+        self.buffers = buffers
         for buffer in buffers { buffer.fill(.black) }
         do {
             vblank = try MonotonicTimer()

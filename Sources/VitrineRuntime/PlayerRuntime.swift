@@ -105,7 +105,15 @@ public final class PlayerRuntime {
             settings, profile: profile, budget: budget, blendsCleanly: opened.fbdev?.blendsCleanly ?? true,
             screen: opened.description, log: log)
         let fadeFrames = fades == nil ? 0 : frameBytes
-        let keepPrevious = budget.limit - needed - frameBytes - fadeFrames >= Self.progressiveReserve + frameBytes
+        // With fades, a third scanout buffer when the budget has room beside what a fade holds: the next step is
+        // painted while the last one's flip is in flight, so a blend that takes most of a frame still makes every
+        // vblank.
+        let scanoutBytes = profile.scanout.xrgbByteCount ?? Int.max / 4
+        let fadeNeeds = needed + 2 * frameBytes + Self.fadeDecodeRoom
+        let scanoutBuffers = fades != nil && opened.fbdev == nil && budget.limit - fadeNeeds >= scanoutBytes ? 3 : 2
+        let thirdBuffer = scanoutBuffers == 3 ? scanoutBytes : 0
+        let keepPrevious =
+            budget.limit - needed - frameBytes - fadeFrames - thirdBuffer >= Self.progressiveReserve + frameBytes
         player = Player(
             options: Player.Options(
                 interval: settings.interval, order: settings.order, startCategory: settings.startCategory,
@@ -141,10 +149,13 @@ public final class PlayerRuntime {
             if let fbdev = opened.fbdev {
                 executor = fbdev
             } else if let device = opened.device, let connector = opened.connector, let mode = opened.mode {
-                executor = try DRMDisplay(device: device, connector: connector, mode: mode, budget: budget, log: log)
+                executor = try DRMDisplay(
+                    device: device, connector: connector, mode: mode, budget: budget, bufferCount: scanoutBuffers,
+                    log: log)
             } else {
                 do {
-                    executor = try HeadlessDisplay(size: profile.scanout, budget: budget, snapshots: snapshots)
+                    executor = try HeadlessDisplay(
+                        size: profile.scanout, budget: budget, bufferCount: scanoutBuffers, snapshots: snapshots)
                 } catch {
                     throw PlayError("\(error)")
                 }

@@ -55,7 +55,7 @@ final class FakeScreen {
     func execute(_ action: Machine.Action) {
         switch action {
         case .paint(let content, let buffer, let front):
-            if buffers.count == 2 && (buffer == scanout || buffer == pendingFlip?.buffer) {
+            if buffers.count >= 2 && (buffer == scanout || buffer == pendingFlip?.buffer) {
                 violations.append("painted \(content) into buffer \(buffer), which is on screen or flipping")
             }
             buffers[buffer] = content.hasPrefix("+") ? (buffers[front] ?? "black") + content : content
@@ -437,6 +437,41 @@ final class FakeScreen {
         screen.dpmsOn = true
         screen.send(.woke(now: 20))
         #expect(!screen.dpmsOn)
+        #expect(screen.violations.isEmpty)
+    }
+
+    /// Three buffers: the next step is painted while the flip is in flight and flipped the moment it lands.
+    @Test func aThirdBufferPreparesTheNextStepDuringTheFlight() {
+        let screen = FakeScreen.showing("A", buffers: 3)
+        screen.show("fade 1", now: 1)
+        let flips = screen.flips
+        screen.show("fade 2", now: 1.001)
+        #expect(screen.flips == flips, "painted, not flipped yet")
+        #expect(screen.buffers.contains("fade 2"))
+        screen.vblank(now: 1.016)
+        #expect(screen.flips == flips + 1, "flipped at once when fade 1 landed")
+        #expect(screen.glass == "fade 1")
+        screen.show("fade 3", now: 1.017)
+        screen.show("B", now: 1.018)
+        #expect(screen.completed.map(\.0) == ["fade 1", "fade 3"], "fade 3 was replaced by B before it showed")
+        screen.vblank(now: 1.033)
+        #expect(screen.glass == "fade 2")
+        screen.vblank(now: 1.05)
+        #expect(screen.glass == "B")
+        #expect(screen.violations.isEmpty)
+    }
+
+    @Test func preparedContentWaitsWhenTheScreenGoesOff() {
+        let screen = FakeScreen.showing("A", buffers: 3)
+        screen.show("B", now: 1)
+        screen.show("C", now: 1.001)
+        screen.send(.power(on: false, now: 1.002))
+        screen.vblank(now: 1.016)
+        #expect(!screen.dpmsOn && screen.pendingFlip == nil)
+        #expect(screen.allCompletions == ["B", "C"])
+        screen.send(.power(on: true, now: 5))
+        #expect(screen.glass == "C")
+        #expect(screen.allCompletions == ["B", "C"], "C is not completed twice")
         #expect(screen.violations.isEmpty)
     }
 
