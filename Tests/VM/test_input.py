@@ -147,6 +147,17 @@ def run(vitrine):
 
         # A multitouch touchscreen made inside the guest through /dev/uinput, plugged in while the show runs.
         touch = Touchscreen(vm)
+        # The first touches first: a tap must pause. libinput has the device once the player logs it, but under TCG
+        # a first swipe on a fresh device was once lost (in five runs); the tap is repeated (up to three times,
+        # reported) until the pause shows, so the swipes below start on a device that is known to deliver.
+        taps = 0
+        ok = False
+        while not ok and taps < 3:
+            touch.send("tap 0.5,0.5")
+            taps += 1
+            ok, out = status_until(lambda out: '"user"' in out)
+        record(ok, f"touchscreen tap: paused (tap {taps} of up to 3; {out.strip()[:70]})")
+        # Swipes while paused: they still change photos, and the timer cannot move the show under them.
         touch.send("swipe 0.8,0.5 0.2,0.5")
         record(shows(0), "touchscreen swipe left: next photo")
         touch.send("swipe 0.2,0.5 0.8,0.5")
@@ -157,9 +168,6 @@ def run(vitrine):
         record(shows(3), "touchscreen swipe up: next category")
         touch.send("swipe 0.5,0.2 0.5,0.8")
         record(shows(0), "touchscreen swipe down: previous category")
-        touch.send("tap 0.5,0.5")
-        ok, out = status_until(lambda out: '"user"' in out)
-        record(ok, f"touchscreen tap: paused ({out.strip()[:90]})")
         touch.send("tap 0.5,0.5")
         ok, out = status_until(lambda out: '"user"' not in out)
         record(ok, f"touchscreen tap again: resumed ({out.strip()[:90]})")
@@ -173,6 +181,8 @@ def run(vitrine):
         record(status_code == 0 and "input device: Vitrine test touchscreen" in output,
                "the player picked up the touchscreen plugged in later and exited 0")
         record('showing: "Test": 0' in output, "a long press shows the category and slide name")
+        if not all(display.results):
+            print("--- player log\n" + output[-3000:])
 
 
 def main():
