@@ -3,7 +3,9 @@
 in a QEMU guest, whose page flips complete on a 60 Hz timer, as a panel's do. At 640x480 (TCG is slow):
 
 - a 1 s crossfade shows one step per vblank: the player's `--stats` line for each faded slide gives the steps
-  it showed and the vblanks the fade took (from the flip events' sequence numbers); under 10 % may be skipped;
+  it showed and the vblanks the fade took (from the flip events' sequence numbers); under 10 % may be skipped.
+  When TCG is too slow here for a blend to fit in a vblank (measured in the same guest with `vitrine bench
+  --blend`), each step must still land at the first vblank after it is painted;
 - `ctl next` with the next slide prefetched is on screen within two vblanks (the request-to-present time);
 - the flip watchdog never fires (no "no page-flip event" line).
 
@@ -14,6 +16,7 @@ Usage: test_pacing.py [--vitrine PATH]
 """
 import argparse
 import json
+import math
 import os
 import re
 import subprocess
@@ -51,6 +54,13 @@ def run(vitrine, module):
             json.dump({"library": "/share/lib", "deviceTable": f"{REPO}/Config/devices.json", "interval": 1.5,
                        "transition": "fade", "transitionSeconds": 1, "controlSocket": "/tmp/vitrine.sock",
                        "display": {"backend": "drm", "mode": "640x480"}}, f)
+        # How long one blend takes in this guest, measured in the same run: TCG's speed here varies by a factor of
+        # two from one run to the next. A blend well inside a vblank must give one step per vblank; a slower one
+        # must still be flipped at the first vblank after it is painted (every k-th vblank, k the vblanks it takes).
+        rc, out = vm.run(f"{vitrine} bench --blend --panel 640x480 --tsv", timeout=120)
+        rows = [line.split("\t") for line in out.strip().splitlines() if line.startswith("640x480")]
+        blend_ms = float(rows[0][1]) if rc == 0 and rows else None
+        record(blend_ms is not None, f"a crossfade step takes {blend_ms} ms in the guest (vitrine bench --blend)")
         vm.spawn("pace", f"exec {vitrine} play --config /share/pace.json --stats")
         log = f"{share}/pace.out"
         deadline = time.monotonic() + 90
@@ -58,10 +68,11 @@ def run(vitrine, module):
             time.sleep(0.2)
         fades = [(int(m.group(4)), int(m.group(5))) for m in stats_lines(log) if m.group(4)]
         record(len(fades) >= 4, f"four crossfades shown, each with its vblank count ({fades})")
-        worst = max(((vblanks - (steps - 1)) / vblanks for steps, vblanks in fades), default=1.0)
+        every = 1 if blend_ms is None or blend_ms <= 10 else math.ceil((blend_ms + 2) / VBLANK_MS)
+        worst = max((1 - (steps - 1) * every / vblanks for steps, vblanks in fades), default=1.0)
         record(fades and worst < 0.1 and all(50 <= v <= 70 for _, v in fades),
-               f"a 1 s crossfade takes about 60 vblanks with one step per vblank (steps, vblanks: {fades}; worst "
-               f"{worst:.0%} skipped)")
+               f"a 1 s crossfade takes about 60 vblanks with a step every {every} vblank(s) (steps, vblanks: "
+               f"{fades}; worst {max(worst, 0):.0%} of those missed)")
 
         # `ctl next` once the next slide is prefetched and no fade runs: request to first step on the glass.
         ctl = f"{vitrine} ctl --control /tmp/vitrine.sock"
