@@ -53,10 +53,10 @@ static inline int vitrine_drm_destroy_dumb(int fd, uint32_t handle) {
 }
 
 /* Reads the pending DRM events and keeps the flip completions: the serial each flip carried as its user data
- * and the vblank sequence it completed at. Returns how many were stored (up to capacity), 0 when none was pending
+ * the vblank sequence it completed at and that vblank's time. Returns how many were stored (up to capacity), 0 when none was pending
  * (the descriptor is non-blocking), or -1 with errno. Reading the events directly, instead of through
  * drmHandleEvent's callback, lets a late event be matched to the flip it belongs to. */
-static inline int vitrine_drm_read_flips(int fd, uint64_t *serials, uint32_t *sequences, int capacity) {
+static inline int vitrine_drm_read_flips(int fd, uint64_t *serials, uint32_t *sequences, double *times, int capacity) {
     char buffer[1024];
     ssize_t length = read(fd, buffer, sizeof buffer);
     if (length < 0) {
@@ -76,6 +76,8 @@ static inline int vitrine_drm_read_flips(int fd, uint64_t *serials, uint32_t *se
             memcpy(&flip, buffer + offset, sizeof flip);
             serials[count] = flip.user_data;
             sequences[count] = flip.sequence;
+            /* The vblank's time, CLOCK_MONOTONIC (DRM_CAP_TIMESTAMP_MONOTONIC, the default since Linux 3.8). */
+            times[count] = (double)flip.tv_sec + (double)flip.tv_usec / 1e6;
             count += 1;
         }
         offset += header.length;

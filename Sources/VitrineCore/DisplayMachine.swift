@@ -141,6 +141,10 @@ public struct DisplayMachine<Content> {
     /// A flip is in flight or content waits (an overlay would be painted over a picture that is about to go).
     public var isBusy: Bool { inFlight != nil || waiting != nil || prepared != nil }
     public var flipInFlight: Bool { inFlight != nil }
+    /// With three buffers: a flip is in flight and the next content would be painted into the spare buffer now.
+    public var canPrepare: Bool {
+        bufferCount == 3 && isLit && inFlight != nil && prepared == nil && waiting == nil && !pendingTransition
+    }
     /// Pictures can change in steps without tearing: two buffers, flips working, the screen lit.
     public var blendsCleanly: Bool { bufferCount >= 2 && !flipsFailing }
     /// The buffer to paint the next picture into when no flip is in flight.

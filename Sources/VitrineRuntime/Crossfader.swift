@@ -17,6 +17,8 @@ final class Crossfader {
     private var onScreen: Frame?
     private var fade: (crossfade: Crossfade, from: Frame, to: Frame, record: PresentRecord)?
     private var deferred: [DecodeRequest] = []
+    /// The fade's last step (the new frame itself) has been handed out.
+    private var finished = false
     /// When the fade's first step reached the screen (the slide change became visible).
     private(set) var firstShown: Double?
     /// The vblank sequence of the fade's first step on the glass and the steps shown since.
@@ -29,6 +31,8 @@ final class Crossfader {
     }
 
     var isFading: Bool { fade != nil }
+    /// A fade runs and its last step has not been handed out yet.
+    var wantsStep: Bool { fade != nil && !finished }
 
     /// A new slide: the first step of a crossfade from the frame on screen when fades are on and the screen can
     /// show one, else the frame itself (a cut).
@@ -39,17 +43,18 @@ final class Crossfader {
             return .frame(frame, record)
         }
         fade = (Crossfade(started: now, duration: seconds), from, frame, record)
+        finished = false
         return nextStep(now: now) ?? .frame(frame, record)
     }
 
-    /// A step is done: the next one, or at once the last when `hurry` (the viewer asked for another slide, or the
-    /// screen cannot show steps now).
-    func stepDone(visible: Bool, sequence: UInt32?, hurry: Bool, now: Double) -> DisplayContent? {
+    /// A step is done (the next comes from `nextStep`).
+    func stepDone(visible: Bool, sequence: UInt32?, now: Double) {
         if firstShown == nil { firstShown = now }
         if visible, let sequence { pacing = (pacing?.first ?? sequence, (pacing?.steps ?? 0) + 1) }
-        if hurry { fade?.crossfade.finishNow() }
-        return nextStep(now: now)
     }
+
+    /// The next step is the last (the viewer asked for another slide, or the screen cannot show steps now).
+    func hurry() { fade?.crossfade.finishNow() }
 
     /// A slide's frame is done: the fade (if any) is over. Returns the prefetches that waited for it.
     func frameDone(visible: Bool, sequence: UInt32?) -> [DecodeRequest] {
@@ -72,12 +77,16 @@ final class Crossfader {
 
     func cancel(_ id: SlideID) { deferred.removeAll { $0.slide.id == id } }
 
-    /// The fade's next step (the last one is the new slide itself).
-    private func nextStep(now: Double) -> DisplayContent? {
-        guard var current = fade else { return nil }
-        let weight = current.crossfade.nextWeight(at: now)
+    /// The fade's next step (the last one is the new slide itself), while `wantsStep`; `vblanksAhead` is when it
+    /// will reach the glass (2 for a step painted while another is flipping).
+    func nextStep(now: Double, vblanksAhead: Int = 1) -> DisplayContent? {
+        guard var current = fade, !finished else { return nil }
+        let weight = current.crossfade.nextWeight(at: now, frameTime: Double(vblanksAhead) * Crossfade.frameTime)
         fade = current
-        if current.crossfade.isFinished { return .frame(current.to, current.record) }
+        if current.crossfade.isFinished {
+            finished = true
+            return .frame(current.to, current.record)
+        }
         return .blend(from: current.from, to: current.to, weight: weight, current.record)
     }
 }

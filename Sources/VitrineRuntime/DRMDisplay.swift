@@ -156,12 +156,15 @@ public final class DRMDisplay: DisplayExecutor {
         if !on { _ = drmModeSetCrtc(fd, crtc, 0, 0, 0, nil, 0, nil) }
     }
 
-    public func readCompletions() -> [(serial: UInt64, sequence: UInt32)] {
+    public func readCompletions() -> [(serial: UInt64, sequence: UInt32, time: Double)] {
         var serials = [UInt64](repeating: 0, count: 8)
         var sequences = [UInt32](repeating: 0, count: 8)
-        let count = vitrine_drm_read_flips(device.descriptor, &serials, &sequences, 8)
+        var times = [Double](repeating: 0, count: 8)
+        let count = vitrine_drm_read_flips(device.descriptor, &serials, &sequences, &times, 8)
         guard count > 0 else { return [] }
-        return (0..<Int(count)).map { (serials[$0], sequences[$0]) }
+        // A driver that stamps no time (0) is taken to have completed the flip now.
+        let now = MonotonicClock.seconds()
+        return (0..<Int(count)).map { (serials[$0], sequences[$0], times[$0] > 0 ? min(times[$0], now) : now) }
     }
 
     /// Gives DRM master up (the VT is being switched away).

@@ -8,7 +8,7 @@ public final class DisplayController {
     public enum Output {
         /// The content's request is done; `visible` when it is on the glass now (false: taken while the screen is
         /// dark, or replaced before it was shown).
-        case completed(DisplayContent, visible: Bool)
+        case completed(DisplayContent, visible: Bool, at: Double)
         /// The screen is lit again; with content when that content was painted for the return.
         case reappeared(DisplayContent?)
         /// The buffers are new or the picture in them was lost: the slide must be painted again.
@@ -29,6 +29,8 @@ public final class DisplayController {
     public private(set) var modesets = 0
     /// The vblank sequence number of the last completed flip, where the driver counts vblanks.
     public private(set) var lastSequence: UInt32?
+    /// While a flip completion is handled: the time of its vblank.
+    private var glassTime: Double?
 
     public init(executor: any DisplayExecutor, log: EventLog) throws(RuntimeError) {
         self.executor = executor
@@ -46,6 +48,8 @@ public final class DisplayController {
     public var isLit: Bool { machine.isLit }
     /// A flip is in flight or content waits for one.
     public var isBusy: Bool { machine.isBusy }
+    /// With a third buffer: a flip is in flight and the next picture can be painted meanwhile.
+    public var canPrepare: Bool { machine.canPrepare }
     /// Whether a crossfade can be shown now: lit, two buffers, flips completing.
     public var canFade: Bool { machine.isLit && machine.blendsCleanly && executor.blendsCleanly }
     /// Whether this screen can change a picture in steps without tearing at all (two buffers flipped on vblank).
@@ -68,7 +72,10 @@ public final class DisplayController {
     public func handleReadable(now: Double) {
         for completion in executor.readCompletions() {
             lastSequence = completion.sequence
+            // What this flip put on the glass got there at its vblank, which may be a while before now.
+            glassTime = completion.time
             send(.flipCompleted(serial: completion.serial, now: now), now: now)
+            glassTime = nil
         }
         if timer.acknowledge() { send(.timerFired(now: now), now: now) }
     }
@@ -123,7 +130,7 @@ public final class DisplayController {
                 if !content.isOverlay { frontShown = content.shown }
                 executor.didShow(content.shown, buffer: machine.front, now: now)
             }
-            outputs.append(.completed(content, visible: visible))
+            outputs.append(.completed(content, visible: visible, at: visible ? glassTime ?? now : now))
         case .reappeared(let content):
             if let content, !content.isOverlay { frontShown = content.shown }
             executor.didShow(frontShown, buffer: machine.front, now: now)

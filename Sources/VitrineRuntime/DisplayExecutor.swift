@@ -26,8 +26,9 @@ public protocol DisplayExecutor: AnyObject {
     func takeMaster() -> Bool
     /// New buffers for a new mode; false when they could not be made (the reason is logged).
     func rebuildBuffers() -> Bool
-    /// The flips completed since the last call: their serials and vblank sequence numbers.
-    func readCompletions() -> [(serial: UInt64, sequence: UInt32)]
+    /// The flips completed since the last call: their serials, vblank sequence numbers and vblank times
+    /// (CLOCK_MONOTONIC seconds).
+    func readCompletions() -> [(serial: UInt64, sequence: UInt32, time: Double)]
     /// A picture reached the glass from `buffer` (the headless display writes its snapshot).
     func didShow(_ shown: ShownContent?, buffer: Int, now: Double)
     /// Gives the screen back as it was found; waits for a flip in flight first when there is one.

@@ -137,10 +137,10 @@ public final class FbdevDisplay: DisplayExecutor {
         return !pictureLost
     }
 
-    public func readCompletions() -> [(serial: UInt64, sequence: UInt32)] {
+    public func readCompletions() -> [(serial: UInt64, sequence: UInt32, time: Double)] {
         guard completion.acknowledge(), let serial = completed else { return [] }
         completed = nil
-        return [(serial, 0)]
+        return [(serial, 0, MonotonicClock.seconds())]
     }
 
     /// FBIOBLANK; a driver without it gets black painted over the picture (drawn again when the screen is on).

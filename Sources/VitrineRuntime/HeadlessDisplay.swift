@@ -64,11 +64,11 @@ public final class HeadlessDisplay: DisplayExecutor {
 
     public func setPower(_ on: Bool) {}
 
-    public func readCompletions() -> [(serial: UInt64, sequence: UInt32)] {
+    public func readCompletions() -> [(serial: UInt64, sequence: UInt32, time: Double)] {
         guard vblank.acknowledge(), let serial = pending else { return [] }
         pending = nil
         vblankCount &+= 1
-        return [(serial, vblankCount)]
+        return [(serial, vblankCount, MonotonicClock.seconds())]
     }
 
     public func didShow(_ shown: ShownContent?, buffer: Int, now: Double) {

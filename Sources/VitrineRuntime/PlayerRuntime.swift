@@ -602,7 +602,22 @@ public final class PlayerRuntime {
 
     /// A new slide: a crossfade from the one on screen when fades are on and the screen can show one, else a cut.
     private func present(_ frame: Frame, _ record: PresentRecord) {
+        // Only the first step now: painting a second one meanwhile would hold up seeing the first land (the
+        // viewer's latency); the third buffer is used from the first completed step on.
         display.show(crossfader.present(frame, record, screenCanFade: display.canFade, now: MonotonicClock.seconds()))
+    }
+
+    /// Hands the display the fade's next steps while it can take them: one when nothing is flipping, and with a
+    /// third buffer one more, painted while the flip is in flight (so it makes the next vblank). A dark screen
+    /// takes whatever comes (the steps hurry to the last).
+    private func feedFade(now: Double) {
+        // The fade hurries to its end when the viewer already asked for another slide or the screen went away.
+        if player.hasPictureWaiting || !display.canFade { crossfader.hurry() }
+        while crossfader.wantsStep, !display.isBusy || display.canPrepare || !display.isLit,
+            let step = crossfader.nextStep(now: now, vblanksAhead: display.canPrepare ? 2 : 1)
+        {
+            display.show(step)
+        }
     }
 
     private func readCategories() -> [String] {
@@ -661,8 +676,8 @@ public final class PlayerRuntime {
             for output in outputs {
                 let now = MonotonicClock.seconds()
                 switch output {
-                case .completed(let content, let visible):
-                    completed(content.shown, visible: visible, now: now)
+                case .completed(let content, let visible, let at):
+                    completed(content.shown, visible: visible, now: min(at, now))
                 case .reappeared(let content):
                     // A picture painted for the return carries no text.
                     if let content, !content.isOverlay { overlay.pictureReplaced() }
@@ -683,10 +698,8 @@ public final class PlayerRuntime {
             notifier?.send("READY=1\nSTATUS=playing \(library.root) on \(screenDescription)")
         }
         if case .blend = shown {
-            // The fade hurries to its end when the viewer already asked for another slide or the screen went away.
-            let hurry = player.hasPictureWaiting || !display.canFade
-            let next = crossfader.stepDone(visible: visible, sequence: display.lastSequence, hurry: hurry, now: now)
-            if let next { display.show(next) }
+            crossfader.stepDone(visible: visible, sequence: display.lastSequence, now: now)
+            feedFade(now: now)
             return
         }
         if case .background = shown { overlay.pictureReplaced() }
