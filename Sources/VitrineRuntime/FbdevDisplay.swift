@@ -143,12 +143,18 @@ public final class FbdevDisplay: DisplayExecutor {
         return [(serial, 0, MonotonicClock.seconds())]
     }
 
-    /// FBIOBLANK; a driver without it gets black painted over the picture (drawn again when the screen is on).
+    /// FBIOBLANK; a driver without it gets black painted over the picture. Either way the picture is drawn again
+    /// when the screen is on.
     public func setPower(_ on: Bool) {
         let request = on ? VITRINE_FB_BLANK_UNBLANK : VITRINE_FB_BLANK_POWERDOWN
-        guard vitrine_ioctl_value(descriptor, VITRINE_FBIOBLANK, request) != 0, !on else { return }
-        for buffer in 0..<bufferCount { paint(.background(.black), buffer: buffer, front: buffer) }
+        let blanked = vitrine_ioctl_value(descriptor, VITRINE_FBIOBLANK, request) == 0
+        guard !on else { return }
+        // What the screen shows after an unblank is the driver's affair (DRM's fbdev emulation restores its own
+        // mode and pan, and a shadow buffer may not be copied again): the picture is drawn again on return.
         pictureLost = true
+        if !blanked {
+            for buffer in 0..<bufferCount { paint(.background(.black), buffer: buffer, front: buffer) }
+        }
     }
 
     /// A console that had the VT meanwhile drew into the same memory.
