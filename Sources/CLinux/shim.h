@@ -123,7 +123,6 @@ static const unsigned long VITRINE_KD_TEXT = KD_TEXT;
 static const unsigned long VITRINE_VT_RELDISP = VT_RELDISP;
 static const unsigned long VITRINE_VT_ACKACQ = VT_ACKACQ;
 static const unsigned long VITRINE_VT_ACTIVATE = VT_ACTIVATE;
-static const unsigned long VITRINE_VT_GETSTATE = VT_GETSTATE;
 static const unsigned long VITRINE_KDGKBMODE = KDGKBMODE;
 static const unsigned long VITRINE_KDSKBMODE = KDSKBMODE;
 static const unsigned long VITRINE_K_OFF = K_OFF;
@@ -140,15 +139,6 @@ static inline int vitrine_fb_wait_for_vsync(int fd) {
 /* TIOCSCTTY is a macro Swift cannot import: makes the tty the caller's controlling terminal (the caller must lead
  * a session without one). */
 static inline int vitrine_take_controlling_tty(int fd) { return ioctl(fd, TIOCSCTTY, 0); }
-
-/* The VT's number (1-based) that is active now, or -1 with errno. */
-static inline int vitrine_vt_active(int fd) {
-    struct vt_stat state;
-    if (ioctl(fd, VT_GETSTATE, &state) != 0) {
-        return -1;
-    }
-    return state.v_active;
-}
 
 /* SIGRTMIN is a function call in glibc; Vitrine's VT release and acquire signals sit just above it. */
 static inline int vitrine_vt_release_signal(void) { return SIGRTMIN + 1; }

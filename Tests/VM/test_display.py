@@ -39,6 +39,13 @@ def record(ok, what):
     return ok
 
 
+def summary():
+    """Prints the closing `N passed, M failed` line; the exit status."""
+    failed = results.count(False)
+    print(f"{results.count(True)} passed, {failed} failed")
+    return 1 if failed else 0
+
+
 def make_library(folder):
     os.makedirs(f"{folder}/lib/Test")
     for name, (w, h), colors in PHOTOS:
@@ -359,9 +366,7 @@ def main():
                       hotplug=(device, w, h) == ("virtio", 1024, 600), fbdev=(device, w, h) == ("bochs", 1024, 600))
         except Exception as error:  # a hung or crashed guest fails this panel, not the whole run
             record(False, f"{device} {w}x{h}: {type(error).__name__}: {error}")
-    failed = results.count(False)
-    print(f"{results.count(True)} passed, {failed} failed")
-    return 1 if failed else 0
+    return summary()
 
 
 if __name__ == "__main__":

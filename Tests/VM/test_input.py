@@ -198,9 +198,7 @@ def main():
         run(args.vitrine)
     except Exception as error:  # a hung guest fails the run, it does not hang it
         record(False, f"{type(error).__name__}: {error}")
-    failed = display.results.count(False)
-    print(f"{display.results.count(True)} passed, {failed} failed")
-    return 1 if failed else 0
+    return display.summary()
 
 
 if __name__ == "__main__":

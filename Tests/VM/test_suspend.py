@@ -111,9 +111,7 @@ def main():
                     sleep_and_wake(vm, vitrine, label, state, lambda: vm.qmp("system_wakeup"))
         except Exception as error:
             record(False, f"{label}: {type(error).__name__}: {error}")
-    failed = display.results.count(False)
-    print(f"{display.results.count(True)} passed, {failed} failed")
-    return 1 if failed else 0
+    return display.summary()
 
 
 if __name__ == "__main__":
