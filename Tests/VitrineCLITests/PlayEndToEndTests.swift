@@ -248,7 +248,8 @@ import VitrineTestSupport
         )
         defer { _ = player.stop() }
         guard eventually("the first slide", { presented().count == 1 }) else { return }
-        #expect(player.output.contains("stats: slide Alpha/a decode "))
+        // The stats line is logged once the frame is written, so it may come a moment after the snapshot.
+        #expect(eventually("the stats line", { player.output.contains("stats: slide Alpha/a decode ") }))
         #expect(player.output.contains(" MiB MemAvailable "))
 
         kill(player.pid, SIGUSR1)

@@ -69,6 +69,36 @@ import VitrineTestSupport
         #expect(out.pixels[3] == red.pixels[3])
     }
 
+    /// Every byte of every pixel (the three channels and the unused one), in the SIMD lanes and the scalar tail, is
+    /// the exact integer mix at every weight from 0 to 256.
+    @Test func everyPixelOfABlendIsTheExactMixOfItsChannels() {
+        let count = 8 * 37 + 5
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> UInt32 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return UInt32(truncatingIfNeeded: state >> 32)
+        }
+        // The extremes first: each channel at 0 and 255 against 255 and 0.
+        let from = [0x00FF_FFFF, 0xFF00_0000, 0x00FF_00FF, 0x0000_FF00] + (4..<count).map { _ in next() }
+        let to = [0x0000_0000, 0x00FF_FFFF, 0x0000_FF00, 0xFFFF_00FF] + (4..<count).map { _ in next() }
+        var out = [UInt32](repeating: 0xDEAD_BEEF, count: count)
+        var wrong: [String] = []
+        for weight in 0...FrameBlender.fullWeight {
+            FrameBlender.blend(from: from, to: to, weight: weight, into: &out, count: count)
+            for index in 0..<count {
+                let expected = [0, 8, 16, 24].reduce(UInt32(0)) { sum, shift in
+                    let a = (from[index] >> UInt32(shift)) & 0xFF
+                    let b = (to[index] >> UInt32(shift)) & 0xFF
+                    return sum | (((a * UInt32(256 - weight) + b * UInt32(weight)) >> 8) << UInt32(shift))
+                }
+                if out[index] != expected, wrong.count < 5 {
+                    wrong.append("weight \(weight) pixel \(index): \(out[index]) != \(expected)")
+                }
+            }
+        }
+        #expect(wrong.isEmpty, "\(wrong)")
+    }
+
     @Test func containBlurFillsTheMarginsWithASmoothCopyOfThePhoto() throws {
         let canvas = Size(width: 320, height: 180)
         let path = try gradient("tall.jpg", Size(width: 120, height: 240))
