@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <jpeglib.h>
+#include <jerror.h>
 
 typedef struct vitrine_jpeg {
     struct jpeg_decompress_struct info;
@@ -20,6 +21,13 @@ typedef struct vitrine_jpeg {
     FILE *file;
     int created;
     char message[JMSG_LENGTH_MAX];
+    /* libjpeg's warnings (corrupt data it decoded past): how many, and the first one's text. */
+    int warnings;
+    char warning[JMSG_LENGTH_MAX];
+    /* The file ended (JWRN_JPEG_EOF: libjpeg inserted an end marker) / the entropy decoder needed bits that were
+     * not there (JWRN_HIT_MARKER: the rest of the scan is filled with grey). */
+    int ran_out;
+    int hit_marker;
 } vitrine_jpeg;
 
 /* libjpeg-turbo's own limit for TJFLAG_LIMITSCANS: a progressive file with more scans is a decoding bomb. */
@@ -31,13 +39,38 @@ static void vitrine_jpeg_error_exit(j_common_ptr info) {
     longjmp(self->recovery, 1);
 }
 
-/* A warning (level -1) means corrupt or truncated data; Vitrine refuses such photos (README, "Broken photos"),
- * as TurboJPEG does with TJFLAG_STOPONWARNING. Trace messages (level >= 0) are ignored. */
+/* Warnings (level -1) are what libjpeg decoded past: extraneous bytes between markers, a missing end marker after
+ * complete data, a damaged segment. Such photos are shown, as djpeg, Pillow and every viewer show them, and the
+ * first warning is kept for one log line. Only a premature end stops the decode (README, "Broken photos"): the
+ * file ran out and the decoder needed data that was not there (a baseline scan cut short), or it ran out with scans
+ * of a progressive or multi-scan file still to come. That is nearly always a file still being copied, which is
+ * decoded again once it is closed. Trace messages (level >= 0) are ignored. */
 static void vitrine_jpeg_emit_message(j_common_ptr info, int level) {
-    if (level < 0) {
-        vitrine_jpeg_error_exit(info);
+    if (level >= 0) {
+        return;
+    }
+    vitrine_jpeg *self = (vitrine_jpeg *)info->client_data;
+    int code = info->err->msg_code;
+    if (code == JWRN_JPEG_EOF) {
+        self->ran_out = 1;
+    } else if (code == JWRN_HIT_MARKER) {
+        self->hit_marker = 1;
+    }
+    if (self->warnings++ == 0) {
+        (*info->err->format_message)(info, self->warning);
+    }
+    if (self->ran_out && info->is_decompressor) {
+        j_decompress_ptr decompress = (j_decompress_ptr)info;
+        int more_scans = decompress->progressive_mode || decompress->comps_in_scan < decompress->num_components;
+        if (self->hit_marker || more_scans) {
+            snprintf(self->message, sizeof self->message, "Premature end of JPEG file (truncated)");
+            longjmp(self->recovery, 1);
+        }
     }
 }
+
+static inline int vitrine_jpeg_warning_count(const vitrine_jpeg *self) { return self->warnings; }
+static inline int vitrine_jpeg_ran_out(const vitrine_jpeg *self) { return self->ran_out; }
 
 static void vitrine_jpeg_progress(j_common_ptr info) {
     vitrine_jpeg *self = (vitrine_jpeg *)info->client_data;

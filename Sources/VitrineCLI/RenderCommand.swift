@@ -160,6 +160,7 @@ struct RenderCommand {
                     count: frame.size.pixelCount)
             }
             try FrameWriter.write(frame, to: output, format: format)
+            for warning in rendered.warnings { console.error("vitrine render: \(warning)\n") }
             let sources = zip(rendered.files, rendered.plans).map { file, plan in
                 "\(file) (\(plan.header.size), orientation \(plan.header.orientation.rawValue), decoded at "
                     + "\(plan.scaleDescription))"

@@ -4,8 +4,16 @@ import VitrineCore
 /// every buffer charged to the memory budget before it is allocated. One renderer per thread.
 public final class FrameRenderer {
     public let budget: MemoryBudget
+    /// What libjpeg warned about in photos it decoded whole, one line each naming the file, since `takeWarnings`.
+    public private(set) var warnings: [String] = []
     public init(budget: MemoryBudget) {
         self.budget = budget
+    }
+
+    /// The warnings of the renders since the last call.
+    public func takeWarnings() -> [String] {
+        defer { warnings = [] }
+        return warnings
     }
 
     /// The header alone: size, orientation, format. Reads only marker segments.
@@ -169,6 +177,9 @@ public final class FrameRenderer {
         if failure != nil { pipe.fail() }
         consumer.join()
         if let failure { throw ImageError(file: file.path, reason: .decodeFailed(failure)) }
+        if let warning = decompressor.warning {
+            warnings.append("\(file.path): shown despite libjpeg's warning: \(warning)")
+        }
     }
 
     /// Paints the letterbox: everything of `region` outside the picture's rectangle.

@@ -41,6 +41,18 @@ final class JPEGDecompressor {
         return count < 0 ? .failure(DecodeFailure(message: message)) : .success(Int(count))
     }
 
+    /// libjpeg's first warning and how many it gave, for a photo it decoded past damage in (nil: none).
+    var warning: String? {
+        let count = Int(vitrine_jpeg_warning_count(state))
+        guard count > 0 else { return nil }
+        var text = withUnsafeBytes(of: state.pointee.warning) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        // The file ended, but after all the data the picture needed: only the end marker is missing.
+        if vitrine_jpeg_ran_out(state) != 0 && count == 1 { text = "no end marker after the picture (\(text))" }
+        return count == 1 ? text : "\(text) (and \(count - 1) more warnings)"
+    }
+
     /// Reads to the end of the image, where truncation shows.
     func finish() -> String? {
         vitrine_jpeg_finish(state) == 0 ? nil : message

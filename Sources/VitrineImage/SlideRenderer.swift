@@ -14,6 +14,8 @@ public final class SlideRenderer {
         /// The file read for each photo, left to right.
         public var files: [String]
         public var plans: [DecodePlan]
+        /// libjpeg's warnings for photos it decoded past damage, one line each naming the file.
+        public var warnings: [String] = []
     }
 
     public let frames: FrameRenderer
@@ -39,6 +41,7 @@ public final class SlideRenderer {
     /// Renders every photo of the slide. A photo with no readable file fails the whole slide, so a pair is never
     /// shown with a hole.
     public func render(_ slide: Slide, options: RenderOptions) throws(ImageError) -> Rendered {
+        _ = frames.takeWarnings()
         let photos = slide.photos
         let regions = Self.regions(photoCount: photos.count, canvas: options.canvas)
         var picks: [(path: String, header: JPEGHeader?, date: String?)] = []
@@ -85,7 +88,7 @@ public final class SlideRenderer {
                     rotation: options.rotation, into: frame)
             }
         }
-        return Rendered(frame: frame, files: picks.map(\.path), plans: plans)
+        return Rendered(frame: frame, files: picks.map(\.path), plans: plans, warnings: frames.takeWarnings())
     }
 
     /// The text, shortened with an ellipsis until it fits `width` pixels.

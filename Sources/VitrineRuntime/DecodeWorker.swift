@@ -20,6 +20,8 @@ public final class DecodeWorker: @unchecked Sendable {
         /// The files that were read (the picked renditions; two for a portrait pair).
         public var file: String?
         public var seconds: Double
+        /// libjpeg's warnings for photos it decoded past damage (shown, and logged once).
+        public var warnings: [String] = []
     }
 
     private let monitor = Monitor()
@@ -107,15 +109,18 @@ public final class DecodeWorker: @unchecked Sendable {
             let started = MonotonicClock.seconds()
             let result: Result<Frame, ImageError>
             var file: String?
+            var warnings: [String] = []
             do {
                 let rendered = try renderer.render(request.slide, options: options)
                 file = rendered.files.joined(separator: " + ")
+                warnings = rendered.warnings
                 result = .success(rendered.frame)
             } catch {
                 result = .failure(error)
             }
             let outcome = Outcome(
-                request: request, result: result, file: file, seconds: MonotonicClock.seconds() - started)
+                request: request, result: result, file: file, seconds: MonotonicClock.seconds() - started,
+                warnings: warnings)
             let deliver = monitor.locked {
                 defer { current = nil }
                 guard !currentCancelled else { return false }

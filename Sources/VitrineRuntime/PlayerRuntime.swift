@@ -649,6 +649,7 @@ public final class PlayerRuntime {
     private func deliver(_ outcome: DecodeWorker.Outcome, now: Double) {
         switch outcome.result {
         case .success(let frame):
+            for warning in outcome.warnings { log(.warning, warning) }
             decodes[outcome.request.slide.id] = (outcome.file, outcome.seconds * 1000)
             figures.recordDecode(seconds: outcome.seconds)
             send(.decoded(outcome.request, frame, now: now))

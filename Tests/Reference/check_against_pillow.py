@@ -16,11 +16,15 @@ centred on a black canvas.  A (photo, panel) passes if vitrine exits 0, the
 PSNR inside the picture rectangle is >= --min-psnr and every pixel outside
 it is exactly (0, 0, 0).
 
-Files named broken_* must make vitrine fail cleanly: an exit status in
-1..125 (not a signal) with the file's base name on stderr.  Files Pillow
-cannot load as a JPEG (another format, a load error, a decompression bomb)
-and that are not named broken_* are reported as skipped and count as
-passes whatever vitrine did.
+What Pillow loads whole is expected on the screen, whatever the file is
+called: a file named broken_* whose damage libjpeg decodes past (stray
+bytes between markers: libjpeg warns, Pillow loads it, every viewer shows
+it) must be rendered and match like any other.  Files named broken_* that
+Pillow cannot load (truncated, not a JPEG, a header bomb) must make vitrine
+fail cleanly: an exit status in 1..125 (not a signal) with the file's base
+name on stderr.  Files Pillow cannot load as a JPEG (another format, a load
+error, a decompression bomb) and that are not named broken_* are reported
+as skipped and count as passes whatever vitrine did.
 
 Prints one line per (photo, panel), then `N passed, M failed`; the exit
 status is 1 when M > 0.  Needs only Pillow (run with /usr/bin/python3).
@@ -282,7 +286,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="vitrine-ref-") as tmp_name:
         tmp = Path(tmp_name)
         for photo in files:
-            src, why = (None, "") if photo.name.startswith("broken_") else load_with_pillow(photo)
+            src, why = load_with_pillow(photo)
             for panel in args.panels:
                 if src is None:
                     outcome = check_expected_failure(vitrine, photo, panel, tmp, why)

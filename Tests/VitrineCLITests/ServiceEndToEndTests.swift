@@ -21,6 +21,12 @@ import VitrineTestSupport
                 "library/\(name)", try JPEGFixture.encode(rgb: JPEGFixture.solid(color, size: size), size: size))
         }
         try folder.write("library/broken.jpg", Array("not a jpeg at all".utf8))
+        // Stray bytes before a marker: libjpeg warns and decodes it whole, so it is shown (and the warning said once).
+        let size = Size(width: 160, height: 96)
+        let green = try JPEGFixture.encode(rgb: JPEGFixture.solid(JPEGFixture.green, size: size), size: size)
+        if let dqt = JPEGFixture.offset(ofMarker: 0xDB, in: green) {
+            try folder.write("library/c-junk.jpg", Array(green[..<dqt]) + [1, 2, 3] + Array(green[dqt...]))
+        }
         try folder.write(
             "vitrine.json",
             text: """
@@ -158,6 +164,9 @@ import VitrineTestSupport
         #expect(skipped.count == 1)
         #expect(skipped.first?.hasPrefix("<4>") == true)
         #expect(lines.contains { $0.hasPrefix("<5>stopping (signal 15)") })
+        let warned = lines.filter { $0.contains("\(folder.path)/library/c-junk.jpg: shown despite libjpeg's warning") }
+        #expect(warned.count == 1 && warned.first?.hasPrefix("<4>") == true, "\(warned)")
+        #expect(!lines.contains { $0.contains("skipped \(folder.path)/library/c-junk.jpg") })
 
         // The metrics file: written whole (no temporary left), the last time at exit.
         let metrics = try FileBytes.readText("\(folder.path)/metrics/vitrine.prom")

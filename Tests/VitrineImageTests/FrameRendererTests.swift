@@ -185,27 +185,72 @@ import VitrineTestSupport
         #expect(budget.used == 0)
     }
 
-    @Test func truncatedAndCorruptPhotosAreRefusedWithLibjpegsReason() throws {
-        let size = Size(width: 256, height: 256)
+    /// Noise, so every part of the picture needs its own entropy-coded data.
+    static func noise(_ size: Size) -> [UInt8] {
         var noise: [UInt8] = []
         var seed: UInt32 = 7
         for _ in 0..<size.pixelCount * 3 {
             seed = seed &* 1_103_515_245 &+ 12345
             noise.append(UInt8(truncatingIfNeeded: seed >> 16))
         }
-        let jpeg = try JPEGFixture.encode(rgb: noise, size: size)
-        let truncated = try write("cut.jpg", Array(jpeg.prefix(jpeg.count * 6 / 10)))
+        return noise
+    }
+
+    /// As djpeg, Pillow and viewers do: damage libjpeg decodes past is shown (with one warning naming the file), and
+    /// the picture is the very one the undamaged file gives.
+    @Test(arguments: [false, true])
+    func photosLibjpegDecodesPastDamageAreShownWithAWarning(progressive: Bool) throws {
+        let size = Size(width: 256, height: 192)
+        let jpeg = try JPEGFixture.encode(rgb: Self.noise(size), size: size, progressive: progressive)
+        let options = RenderOptions(canvas: Size(width: 128, height: 96))
+        let clean = try renderer.render(try write("clean.jpg", jpeg), options: options).frame
+        #expect(renderer.takeWarnings().isEmpty)
         let dqt = try #require(JPEGFixture.offset(ofMarker: 0xDB, in: jpeg))
-        let junk = try write("junk.jpg", Array(jpeg[..<dqt]) + [1, 2, 3, 4, 5] + Array(jpeg[dqt...]))
+        let eoi = jpeg.count - 2
+        // Stray bytes before a table marker (Pillow's junk_jpeg_header.jpg) and before the end marker (what a
+        // document scanner wrote: "extraneous bytes before marker"); a baseline file whose end marker is missing.
+        var damaged = [
+            ("junk-before-table.jpg", Array(jpeg[..<dqt]) + [1, 2, 3, 4, 5] + Array(jpeg[dqt...]), "extraneous bytes"),
+            (
+                "junk-before-end.jpg", Array(jpeg[..<eoi]) + [0x12, 0x34, 0x56] + Array(jpeg[eoi...]),
+                "extraneous bytes"
+            ),
+        ]
+        if !progressive { damaged.append(("no-end-marker.jpg", Array(jpeg[..<eoi]), "no end marker")) }
+        for (name, bytes, warning) in damaged {
+            let path = try write(name, bytes)
+            let frame = try renderer.render(path, options: options).frame
+            let same = (0..<frame.size.pixelCount).allSatisfy { frame.pixels[$0] == clean.pixels[$0] }
+            #expect(same, "\(name) shows the undamaged picture")
+            let warnings = renderer.takeWarnings()
+            // The entropy decoder may take bytes before the end marker as padding of the last scan, unwarned.
+            if name == "junk-before-end.jpg" && warnings.isEmpty { continue }
+            #expect(
+                warnings.count == 1 && warnings.allSatisfy { $0.hasPrefix(path) && $0.contains(warning) }, "\(warnings)"
+            )
+        }
+    }
+
+    /// A file that ends before its picture does is skipped, not shown grey-bottomed: it is nearly always one still
+    /// being copied. For a progressive file a missing end marker cannot be told from missing scans, so it counts too.
+    @Test(arguments: [false, true])
+    func truncatedPhotosAreRefusedWithLibjpegsReason(progressive: Bool) throws {
+        let size = Size(width: 256, height: 256)
+        let jpeg = try JPEGFixture.encode(rgb: Self.noise(size), size: size, progressive: progressive)
+        var cuts = [
+            ("cut.jpg", Array(jpeg.prefix(jpeg.count * 6 / 10))), ("cut-late.jpg", Array(jpeg.prefix(jpeg.count - 40))),
+        ]
+        if progressive { cuts.append(("no-end-marker.jpg", Array(jpeg.prefix(jpeg.count - 2)))) }
         let options = RenderOptions(canvas: Size(width: 100, height: 100))
-        for (path, message) in [(truncated, "Premature end of JPEG file"), (junk, "extraneous bytes before marker")] {
+        for (name, bytes) in cuts {
+            let path = try write(name, bytes)
             #expect {
                 _ = try renderer.render(path, options: options)
             } throws: { error in
                 guard let error = error as? ImageError, case .decodeFailed(let reason) = error.reason else {
                     return false
                 }
-                return reason.contains(message) && error.description.hasPrefix(path)
+                return reason.contains("Premature end of JPEG file") && error.description.hasPrefix(path)
             }
         }
         #expect(renderer.budget.used == 0)
