@@ -83,18 +83,23 @@ shellcheck: deploy-check-deps
 	echo "shellcheck" $$scripts; shellcheck $$scripts
 
 # Every photo of the shared test set against a Pillow reference (PSNR, exact letterbox, broken files refused).
-# The set lives outside the repository; without it this is skipped with a message.
+# The set lives outside the repository; without it this is skipped with a message (a failure under CI=true).
 check-photos: release check-deps
 	@if [ -d "$(PHOTOS)" ]; then \
 	  /usr/bin/python3 Tests/Reference/check_against_pillow.py --vitrine .build/release/vitrine "$(PHOTOS)"; \
+	elif [ "$$CI" = true ]; then echo "check-photos FAILED (CI=true): $(PHOTOS) not found (set PHOTOS=DIR)"; exit 1; \
 	else echo "check-photos skipped: $(PHOTOS) not found (set PHOTOS=DIR)"; fi
 
 # The release binary on real kernel DRM drivers in QEMU guests (virtio-gpu and bochs, four panel sizes each),
 # with a virtio keyboard and tablet through libinput, and across S3 and s2idle; then deploy/vitrine.service
 # installed by deploy/install.sh under a real systemd in a guest; screen power, VT switches mid-fade and the Pi 4/5
 # card layout on virtio-gpu, bochs, qxl and cirrus (test_power.py, two guests at a time); frame pacing on vkms.
-# Installs QEMU and a kernel when it can; skips with the reason when it cannot.
+# Installs QEMU and a kernel when it can; skips with the reason when it cannot (a failure under CI=true).
 vm-test: release check-deps
+	@# A skip is not a pass: with QEMU unavailable under CI=true a VM test must fail.
+	@if VITRINE_QEMU=/nonexistent/qemu CI=true /usr/bin/python3 Tests/VM/test_display.py --vitrine .build/release/vitrine; \
+	then echo "FAIL: a VM test passed under CI=true without QEMU"; exit 1; \
+	else echo "PASS  without QEMU under CI=true the VM test fails"; fi
 	/usr/bin/python3 Tests/VM/test_display.py --vitrine .build/release/vitrine
 	/usr/bin/python3 Tests/VM/test_input.py --vitrine .build/release/vitrine
 	/usr/bin/python3 Tests/VM/test_suspend.py --vitrine .build/release/vitrine
@@ -107,6 +112,7 @@ vm-test: release check-deps
 check-renditions: release check-deps
 	@if [ -d "$(PHOTOS)" ]; then \
 	  /usr/bin/python3 Tests/Renditions/check_renditions.py --vitrine .build/release/vitrine "$(PHOTOS)"; \
+	elif [ "$$CI" = true ]; then echo "check-renditions FAILED (CI=true): $(PHOTOS) not found (set PHOTOS=DIR)"; exit 1; \
 	else echo "check-renditions skipped: $(PHOTOS) not found (set PHOTOS=DIR)"; fi
 
 # deploy/install.sh in throw-away roots under a mktemp folder, with the release binary; as root (useradd --prefix).

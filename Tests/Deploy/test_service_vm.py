@@ -93,8 +93,7 @@ def main():
         return 2
     ok, reason = vm.check()
     if not ok:
-        print(f"SKIP service test in a VM: {reason}")
-        return 0
+        return vm.skipped("service test in a VM", reason)
     kernel_path, version = vm.kernel()
     initrd = vm.initramfs(version)
     work = tempfile.mkdtemp(prefix="vitrine-service-")

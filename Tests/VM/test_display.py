@@ -351,8 +351,7 @@ def main():
     args = parser.parse_args()
     ok, reason = vmlib.check()
     if not ok:
-        print(f"VM tests skipped: {reason}")
-        return 0
+        return vmlib.skipped("VM tests", reason)
     args.vitrine = os.path.abspath(args.vitrine)  # the guest runs it from another folder
     if not os.access(args.vitrine, os.X_OK):
         print(f"FAIL  {args.vitrine} is not built (make release)")

@@ -208,8 +208,7 @@ def main():
     args.vitrine = os.path.abspath(args.vitrine)
     ok, reason = vmlib.check()
     if not ok:
-        print(f"VM input tests skipped: {reason}")
-        return 0
+        return vmlib.skipped("VM input tests", reason)
     try:
         run(args.vitrine)
     except Exception as error:  # a hung guest fails the run, it does not hang it

@@ -65,8 +65,7 @@ def main():
     args = parser.parse_args()
     ok, reason = vmlib.check()
     if not ok:
-        print(f"VM tests skipped: {reason}")
-        return 0
+        return vmlib.skipped("VM low-RAM test", reason)
     vitrine = os.path.abspath(args.vitrine)
     with vmlib.VM(device="virtio", width=1920, height=1080, memory_mb=256) as vm:
         share = vm.share

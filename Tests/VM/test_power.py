@@ -252,8 +252,7 @@ def main():
     args = parser.parse_args()
     ok, reason = vmlib.check()
     if not ok:
-        print(f"VM power tests skipped: {reason}")
-        return 1 if os.environ.get("CI") == "true" else 0
+        return vmlib.skipped("VM power tests", reason)
     args.vitrine = os.path.abspath(args.vitrine)
     devices = [d for d in DEVICES if args.only is None or d[0] in args.only]
 

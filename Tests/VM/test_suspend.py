@@ -99,8 +99,7 @@ def main():
     vitrine = os.path.abspath(args.vitrine)
     ok, reason = vmlib.check()
     if not ok:
-        print(f"VM suspend tests skipped: {reason}")
-        return 0
+        return vmlib.skipped("VM suspend tests", reason)
     # s2idle first, in its own boot: after an S3 cycle QEMU cannot wake a guest from s2idle here.
     for state, label in (("freeze", "s2idle"), ("mem", "S3")):
         try:

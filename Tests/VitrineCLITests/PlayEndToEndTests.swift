@@ -141,11 +141,8 @@ import VitrineTestSupport
             && abs(Int(a.blue) - Int(b.blue)) <= 8
     }
 
-    @Test func playsNavigatesSwitchesAndFollowsTheFolder() throws {
-        guard FileBytes.exists(Self.binary) else {
-            print("skipped: \(Self.binary) is not built (make test runs swift build first)")
-            return
-        }
+    @Test(.enabled(if: vitrineBinaryRuns, "the vitrine executable is not built (swift build builds it)"))
+    func playsNavigatesSwitchesAndFollowsTheFolder() throws {
         let player = try Running(
             arguments: ["play", "--config", "\(folder.path)/vitrine.json", "--snapshots", snapshots],
             log: "\(folder.path)/play.log")
@@ -237,11 +234,8 @@ import VitrineTestSupport
         return count > 0 && String(decoding: answer[0..<count], as: UTF8.self).hasPrefix("error: line longer than")
     }
 
-    @Test func signalsPauseReloadAndResume() throws {
-        guard FileBytes.exists(Self.binary) else {
-            print("skipped: \(Self.binary) is not built (make test runs swift build first)")
-            return
-        }
+    @Test(.enabled(if: vitrineBinaryRuns, "the vitrine executable is not built (swift build builds it)"))
+    func signalsPauseReloadAndResume() throws {
         let config = "\(folder.path)/vitrine.json"
         let player = try Running(
             arguments: ["play", "--config", config, "--snapshots", snapshots, "--stats"], log: "\(folder.path)/play.log"
@@ -297,11 +291,8 @@ import VitrineTestSupport
 
     /// Crossfades and portrait pairs as the player shows them: every fade step a clean mix, the last step the new
     /// slide exactly as `vitrine render` draws it, the interval counted from the fade's end; a pair side by side.
-    @Test func fadesBetweenSlidesAndShowsPortraitPairs() throws {
-        guard FileBytes.exists(Self.binary) else {
-            print("skipped: \(Self.binary) is not built (make test runs swift build first)")
-            return
-        }
+    @Test(.enabled(if: vitrineBinaryRuns, "the vitrine executable is not built (swift build builds it)"))
+    func fadesBetweenSlidesAndShowsPortraitPairs() throws {
         let size = Size(width: 160, height: 96)
         try photo("Fade/1-red.jpg", JPEGFixture.red, size)
         try photo("Fade/2-blue.jpg", JPEGFixture.blue, size)

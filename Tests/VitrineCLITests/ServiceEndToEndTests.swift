@@ -114,11 +114,8 @@ import VitrineTestSupport
         return nil
     }
 
-    @Test func tellsSystemdItIsReadyAndAliveLogsForTheJournalAndWritesMetrics() throws {
-        guard FileBytes.exists(vitrineBinary) else {
-            print("skipped: \(vitrineBinary) is not built (make test runs swift build first)")
-            return
-        }
+    @Test(.enabled(if: vitrineBinaryRuns, "the vitrine executable is not built (swift build builds it)"))
+    func tellsSystemdItIsReadyAndAliveLogsForTheJournalAndWritesMetrics() throws {
         let listener = try NotifyListener(path: "\(folder.path)/notify.sock")
         let log = "\(folder.path)/journal.log"
         try folder.write("journal.log", [])
@@ -184,11 +181,8 @@ import VitrineTestSupport
         #expect(Self.metric("vitrine_pause_reason{reason=\"user\"}", in: metrics) == 0)
     }
 
-    @Test func withoutAServiceManagerNothingIsSentAndLinesNameTheProgram() throws {
-        guard FileBytes.exists(vitrineBinary) else {
-            print("skipped: \(vitrineBinary) is not built (make test runs swift build first)")
-            return
-        }
+    @Test(.enabled(if: vitrineBinaryRuns, "the vitrine executable is not built (swift build builds it)"))
+    func withoutAServiceManagerNothingIsSentAndLinesNameTheProgram() throws {
         let log = "\(folder.path)/plain.log"
         try folder.write("plain.log", [])
         // A JOURNAL_STREAM inherited from a login session names another stream: lines stay plain.

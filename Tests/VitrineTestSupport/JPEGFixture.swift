@@ -210,3 +210,10 @@ public let vitrineBinary: String = {
     if let path = getenv("VITRINE_TEST_BINARY"), path.pointee != 0 { return String(cString: path) }
     return "\(repositoryRoot)/.build/debug/vitrine"
 }()
+
+/// Whether the end-to-end tests can run: the executable is built (`swift build` builds it; `swift test` alone may
+/// not). Under CI=true they always run, so a missing executable fails them instead of skipping them.
+public let vitrineBinaryRuns: Bool = {
+    if let ci = getenv("CI"), String(cString: ci) == "true" { return true }
+    return access(vitrineBinary, X_OK) == 0
+}()
