@@ -39,7 +39,7 @@ public struct Library: Sendable {
 
     /// The photo file names directly in `folder`, in natural order; fails when it is not a folder.
     public static func photoNames(in folder: String) throws(FileError) -> [String] {
-        try list(folder).filter { !$0.isDirectory && isPhotoName($0.name) }.map(\.name).sorted(by: NaturalOrder.less)
+        try list(folder).filter { $0.isRegularFile && isPhotoName($0.name) }.map(\.name).sorted(by: NaturalOrder.less)
     }
 
     /// The visible entry names of `folder`, files and folders.
@@ -59,7 +59,7 @@ public struct Library: Sendable {
         for entry in try Self.list(root) {
             if entry.isDirectory {
                 found.append(LibraryCategory(name: entry.name, path: "\(root)/\(entry.name)"))
-            } else if Self.isPhotoName(entry.name) {
+            } else if entry.isRegularFile && Self.isPhotoName(entry.name) {
                 rootHasPhotos = true
             }
         }
@@ -92,7 +92,7 @@ public struct Library: Sendable {
                 }
                 continue
             }
-            guard Self.isPhotoName(entry.name) else { continue }
+            guard entry.isRegularFile, Self.isPhotoName(entry.name) else { continue }
             if let parts = Self.renditionParts(of: entry.name) {
                 groups["\(prefix)\(parts.name)", default: (nil, [])].renditions.append(
                     Slide.Rendition(path: path, size: parts.size))
@@ -109,6 +109,8 @@ public struct Library: Sendable {
     struct Entry {
         var name: String
         var isDirectory: Bool
+        /// Only regular files are photos: a FIFO or a device named `x.jpg` would block whoever reads it.
+        var isRegularFile: Bool
     }
 
     /// The visible entries of a folder. Hidden entries are skipped here so hidden folders (`.sync`, `.Trash`) are
@@ -125,11 +127,17 @@ public struct Library: Sendable {
             }
             if name.hasPrefix(".") { continue }
             var isDirectory = pointer.pointee.d_type == UInt8(DT_DIR)
+            var isRegularFile = pointer.pointee.d_type == UInt8(DT_REG)
+            // Symbolic links (a flipped `current`, cp -s) and filesystems without d_type are asked about their
+            // target.
             if pointer.pointee.d_type == UInt8(DT_UNKNOWN) || pointer.pointee.d_type == UInt8(DT_LNK) {
                 var status = stat()
-                if stat("\(folder)/\(name)", &status) == 0 { isDirectory = status.st_mode & S_IFMT == S_IFDIR }
+                if stat("\(folder)/\(name)", &status) == 0 {
+                    isDirectory = status.st_mode & S_IFMT == S_IFDIR
+                    isRegularFile = status.st_mode & S_IFMT == S_IFREG
+                }
             }
-            entries.append(Entry(name: name, isDirectory: isDirectory))
+            entries.append(Entry(name: name, isDirectory: isDirectory, isRegularFile: isRegularFile))
         }
         return entries
     }

@@ -5,13 +5,15 @@ public struct ImageError: Error, Equatable, Sendable, CustomStringConvertible {
     public enum Reason: Equatable, Sendable {
         case unreadable(FileError)
         case empty
+        /// A folder, FIFO, device or socket with a photo's name; the text says which.
+        case notRegularFile(String)
         /// The bytes are not JPEG; the associated text says what they look like instead.
         case notJPEG(String)
         case malformed(String)
         case unsupported(String)
         case tooManyPixels(Size, limitMegapixels: Double)
         case overBudget(MemoryBudget.Exceeded)
-        /// libjpeg-turbo's own message: corrupt or truncated entropy data, including its warnings.
+        /// libjpeg-turbo's own message: unusable or truncated data.
         case decodeFailed(String)
         /// A rendition could not be written (the file names the rendition, the error what failed).
         case cannotWrite(FileError)
@@ -30,6 +32,7 @@ public struct ImageError: Error, Equatable, Sendable, CustomStringConvertible {
         switch reason {
         case .unreadable(let error): return "cannot \(error.operation): \(error.reason)"
         case .empty: return "empty file (0 bytes)"
+        case .notRegularFile(let kind): return "not a regular file (\(kind)); only regular files are photos"
         case .notJPEG(let what): return "not a JPEG file (\(what))"
         case .malformed(let what): return "malformed JPEG: \(what)"
         case .unsupported(let what): return "unsupported JPEG: \(what)"

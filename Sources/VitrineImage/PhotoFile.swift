@@ -15,7 +15,9 @@ struct PhotoFile: ~Copyable {
 
     init(path: String) throws(ImageError) {
         self.path = path
-        descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        // O_NONBLOCK: a FIFO put where a photo was would otherwise block the open until a writer came; regular
+        // files ignore the flag. The fstat below then refuses anything that is not a regular file.
+        descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else {
             throw ImageError(file: path, reason: .unreadable(FileError(path: path, operation: "open", errno: errno)))
         }
@@ -27,13 +29,23 @@ struct PhotoFile: ~Copyable {
         }
         guard status.st_mode & S_IFMT == S_IFREG else {
             close(descriptor)
-            throw ImageError(
-                file: path, reason: .unreadable(FileError(path: path, operation: "read a regular file", errno: EISDIR)))
+            throw ImageError(file: path, reason: .notRegularFile(Self.kind(status.st_mode)))
         }
         byteCount = Int(status.st_size)
     }
 
     deinit { close(descriptor) }
+
+    static func kind(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFDIR: return "a folder"
+        case S_IFIFO: return "a FIFO"
+        case S_IFCHR: return "a character device"
+        case S_IFBLK: return "a block device"
+        case S_IFSOCK: return "a socket"
+        default: return "mode \(String(mode & S_IFMT, radix: 8))"
+        }
+    }
 
     /// Up to `count` bytes from `offset`; fewer at the end of the file.
     func read(offset: Int, count: Int) throws(ImageError) -> [UInt8] {

@@ -204,6 +204,23 @@ import VitrineTestSupport
         #expect(!FileBytes.exists(socket))
     }
 
+    /// Only regular files are photos: a FIFO and a link to a device, named like photos, block nothing (with a FIFO
+    /// the show once never reached its fourth slide) and the show goes round the real photos.
+    @Test(.enabled(if: vitrineBinaryRuns, "the vitrine executable is not built (swift build builds it)"))
+    func aFIFOOrADeviceNamedLikeAPhotoBlocksNothing() throws {
+        #expect(mkfifo("\(library)/Alpha/b-fifo.jpg", 0o644) == 0)
+        #expect(symlink("/dev/zero", "\(library)/Alpha/b-zero.jpg") == 0)
+        let player = try Running(
+            arguments: [
+                "play", "--config", "\(folder.path)/vitrine.json", "--snapshots", snapshots, "--interval", "0.1",
+                "--exit-after", "7",
+            ], log: "\(folder.path)/play.log")
+        #expect(eventually("seven slides", { presented().count >= 7 }))
+        #expect(Set(presented().compactMap { $0["slide"] }) == ["a", "b", "c"])
+        #expect(player.stop() == 0)
+        #expect(!player.output.contains("b-fifo"), "\(player.output)")
+    }
+
     /// Half a line then a hang-up, then a flood without newlines: both are dropped quietly.
     static func misbehave(_ path: String) -> Bool {
         func connected() -> Int32? {
