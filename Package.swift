@@ -77,7 +77,7 @@ let package = Package(
         ),
         .testTarget(
             name: "VitrineRuntimeTests",
-            dependencies: ["VitrineRuntime", "VitrineCore"],
+            dependencies: ["VitrineRuntime", "VitrineCore", "VitrineTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -39,16 +39,24 @@ public final class LibraryWatcher {
     static let fileEvents = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CREATE)
     static let folderEvents = UInt32(IN_DELETE_SELF | IN_MOVE_SELF)
 
+    /// The library folder is not there (a USB stick or a NAS not mounted yet, a folder not made yet): the caller
+    /// asks `lookForRoot` now and then, since a mount brings no inotify event.
+    public private(set) var rootMissing = false
+    private var active: LibraryCategory?
+
     public init(root: String) throws(RuntimeError) {
         self.root = root
         rootName = root.split(separator: "/").last.map(String.init) ?? root
         descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard descriptor >= 0 else { throw .last("start inotify") }
         rootWatch = inotify_add_watch(descriptor, root, Self.fileEvents | Self.folderEvents)
-        guard rootWatch >= 0 else {
+        if rootWatch < 0 {
             let failure = RuntimeError.last("watch the library", path: root)
-            close(descriptor)
-            throw failure
+            guard failure.errno == ENOENT || failure.errno == ENOTDIR else {
+                close(descriptor)
+                throw failure
+            }
+            rootMissing = true
         }
         // Without the parent (unreadable, or the root is "/") a replaced library is noticed only on a restart.
         parentWatch = inotify_add_watch(
@@ -59,15 +67,22 @@ public final class LibraryWatcher {
     private func followRoot() -> Bool {
         let watch = inotify_add_watch(descriptor, root, Self.fileEvents | Self.folderEvents)
         guard watch >= 0, watch != rootWatch else { return false }
-        inotify_rm_watch(descriptor, rootWatch)
+        if rootWatch >= 0 { inotify_rm_watch(descriptor, rootWatch) }
         rootWatch = watch
+        rootMissing = false
         return true
+    }
+
+    /// While the library is missing: whether it is there now (then it is watched, and everything must be read).
+    public func lookForRoot() -> Bool {
+        rootMissing && followRoot()
     }
 
     deinit { close(descriptor) }
 
     /// Watches `category` (and the folders inside it) instead of the previous one.
     public func watch(_ category: LibraryCategory) {
+        active = category
         for watch in categoryWatches.keys { inotify_rm_watch(descriptor, watch) }
         categoryWatches = [:]
         activeIsRoot = category.isRoot
@@ -110,7 +125,13 @@ public final class LibraryWatcher {
     private func apply(_ event: inotify_event, name: String, to changes: inout Changes) {
         let mask = event.mask
         if mask & UInt32(IN_Q_OVERFLOW) != 0 {
+            // Events were lost, so nothing the watcher tracks can be trusted: the watches are made again (folders
+            // may have come and gone unseen) and files thought still open are taken as closed (a close was maybe
+            // among the lost events; one still being written is announced again when it is closed).
             changes.overflowed = true
+            beingWritten = []
+            _ = followRoot()
+            if let active { watch(active) }
             return
         }
         let isFolder = mask & UInt32(IN_ISDIR) != 0
@@ -120,6 +141,15 @@ public final class LibraryWatcher {
         }
         let folder: String
         let inRoot = event.wd == rootWatch
+        if inRoot && mask & UInt32(IN_IGNORED | IN_UNMOUNT) != 0 {
+            // The folder is gone (deleted, or its filesystem unmounted: a USB stick pulled) and so is its watch.
+            if !followRoot() {
+                rootWatch = -1
+                rootMissing = true
+            }
+            changes.categoriesChanged = true
+            return
+        }
         if inRoot && mask & Self.folderEvents != 0 && followRoot() {
             // Renamed away with another folder already in its place (rename(2) over an empty folder).
             changes.rootReplaced = true

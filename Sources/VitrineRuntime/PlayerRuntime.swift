@@ -14,8 +14,11 @@ import VitrineImage
 public final class PlayerRuntime {
     enum Token: UInt64 {
         case timer = 1, signals, decodes, library, vblank, control, schedule, hotplug, input, inputHold, banner
-        case watchdog, metrics, position, terminal
+        case watchdog, metrics, position, terminal, libraryCheck
     }
+
+    /// How often a missing library folder is looked for: a mount (USB stick, NAS) brings no inotify event.
+    static let missingLibraryCheckSeconds = 2.0
 
     /// Client tokens start here, plus the client's descriptor.
     static let clientTokenBase: UInt64 = 1000
@@ -28,8 +31,12 @@ public final class PlayerRuntime {
     /// The service manager (systemd), when one started the player and listens.
     private let notifier: ServiceNotifier?
     private var toldReady = false
+    /// The library folder is missing and looked for on a timer.
+    private var waitingForLibrary = false
     private let watchdogTimer: MonotonicTimer
     private let metricsTimer: MonotonicTimer
+    /// Looks for the library folder while it is missing.
+    private let libraryCheckTimer: MonotonicTimer
     private var metricsWriter: MetricsWriter?
     private var figures = MetricsWriter.Figures()
     /// Saves the slide on screen for a restart, when a position file is set.
@@ -167,6 +174,7 @@ public final class PlayerRuntime {
             overlay = try TextOverlay(renderer: renderer)
             watchdogTimer = try MonotonicTimer()
             metricsTimer = try MonotonicTimer()
+            libraryCheckTimer = try MonotonicTimer()
             let root = Library(root: settings.library).root
             position = try positionStore.map { (store) throws(RuntimeError) in
                 try PositionKeeper(store: store, library: root, log: log)
@@ -268,6 +276,7 @@ public final class PlayerRuntime {
             try loop.add(overlay.descriptor, token: Token.banner.rawValue)
             try loop.add(watchdogTimer.descriptor, token: Token.watchdog.rawValue)
             try loop.add(metricsTimer.descriptor, token: Token.metrics.rawValue)
+            try loop.add(libraryCheckTimer.descriptor, token: Token.libraryCheck.rawValue)
             if let position { try loop.add(position.descriptor, token: Token.position.rawValue) }
             if let terminal { try loop.add(terminal.descriptor, token: Token.terminal.rawValue) }
         } catch {
@@ -280,6 +289,7 @@ public final class PlayerRuntime {
                 + "budget \(MemoryBudget.format(budget.limit)))" + (control.map { ", control socket \($0.path)" } ?? "")
         )
         if let snapshots = display.snapshots { log("presented frames go to \(snapshots.directory)/") }
+        if watcher.rootMissing { waitForLibrary(now: MonotonicClock.seconds()) }
         send(.start(categories: readCategories(), now: MonotonicClock.seconds()))
         followSchedule()
         drainDisplay()
@@ -335,6 +345,27 @@ public final class PlayerRuntime {
             for outcome in worker.takeOutcomes() { deliver(outcome, now: now) }
         case .library:
             libraryChanged(watcher.read(), now: now)
+            if watcher.rootMissing && !waitingForLibrary {
+                waitForLibrary(now: now)
+            } else if waitingForLibrary && !watcher.rootMissing {
+                // Made or renamed into place beside its parent's watch: no need to wait for the next look.
+                waitingForLibrary = false
+                libraryCheckTimer.disarm()
+                log(.notice, "the library \(library.root) is there now")
+            }
+        case .libraryCheck:
+            libraryCheckTimer.acknowledge()
+            if watcher.lookForRoot() {
+                log(.notice, "the library \(library.root) is there now")
+                var changes = LibraryWatcher.Changes()
+                changes.rootReplaced = true
+                libraryChanged(changes, now: now)
+                waitingForLibrary = false
+            } else if watcher.rootMissing {
+                libraryCheckTimer.arm(at: now + Self.missingLibraryCheckSeconds)
+            } else {
+                waitingForLibrary = false
+            }
         case .vblank:
             display.handleReadable(now: now)
         case .schedule:
@@ -624,7 +655,8 @@ public final class PlayerRuntime {
         do {
             categoryList = try library.categories()
         } catch {
-            log(.error, "\(error)")
+            // A missing library has said so once already, and is waited for.
+            if !watcher.rootMissing { log(.error, "\(error)") }
             categoryList = []
         }
         return categoryList.map(\.name)
@@ -754,9 +786,19 @@ public final class PlayerRuntime {
         )
     }
 
+    /// The library folder is missing (at start, or it went: a USB stick pulled): the show waits on what it has and
+    /// the folder is looked for every few seconds.
+    private func waitForLibrary(now: Double) {
+        waitingForLibrary = true
+        log(.notice, "the library \(library.root) is not there; waiting for it to appear (a mount, a new folder)")
+        libraryCheckTimer.arm(at: now + Self.missingLibraryCheckSeconds)
+    }
+
     private func libraryChanged(_ changes: LibraryWatcher.Changes, now: Double) {
         let rescan = changes.overflowed || changes.rootReplaced
-        if changes.rootReplaced { log("the library folder \(library.root) was replaced; reading it again") }
+        if changes.rootReplaced && !changes.overflowed && !waitingForLibrary {
+            log("the library folder \(library.root) was replaced; reading it again")
+        }
         if changes.categoriesChanged || rescan {
             let before = categoryList.map(\.name)
             let after = readCategories()

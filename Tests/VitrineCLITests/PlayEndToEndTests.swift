@@ -221,6 +221,39 @@ import VitrineTestSupport
         #expect(!player.output.contains("b-fifo"), "\(player.output)")
     }
 
+    /// A library on a USB stick or a NAS mounted late: its folder (and the folder above it) missing at start is
+    /// waited for, played when it appears, and waited for again when it goes.
+    @Test(.enabled(if: vitrineBinaryRuns, "the vitrine executable is not built (swift build builds it)"))
+    func aLibraryMissingAtStartIsWaitedForAndPlayedWhenItAppears() throws {
+        try folder.write(
+            "late.json",
+            text: """
+                {"library": "usb/photos", "deviceTable": "\(repositoryRoot)/Config/devices.json", "interval": 600,
+                 "transition": "none", "display": {"backend": "headless", "headlessSize": "160x96"},
+                 "controlSocket": "late.sock"}
+                """)
+        let player = try Running(
+            arguments: ["play", "--config", "\(folder.path)/late.json", "--snapshots", snapshots],
+            log: "\(folder.path)/late.log")
+        #expect(eventually("the wait", { player.output.contains("usb/photos is not there; waiting for it") }))
+        let size = Size(width: 160, height: 96)
+        let jpeg = try JPEGFixture.encode(rgb: JPEGFixture.solid(Self.cyan, size: size), size: size)
+        try folder.write("usb/photos/Late/x.jpg", jpeg)
+        #expect(eventually("the late photo", { presented().contains { $0["slide"] == "x" } }))
+        #expect(player.output.contains("usb/photos is there now"))
+        // The stick is pulled: the show waits again, and plays what comes back.
+        #expect(unlink("\(folder.path)/usb/photos/Late/x.jpg") == 0)
+        #expect(rmdir("\(folder.path)/usb/photos/Late") == 0)
+        #expect(rmdir("\(folder.path)/usb/photos") == 0)
+        #expect(
+            eventually(
+                "the second wait",
+                { player.output.split(separator: "\n").filter { $0.contains("waiting for it") }.count == 2 }))
+        try folder.write("usb/photos/Back/y.jpg", jpeg)
+        #expect(eventually("the photo back", { presented().contains { $0["slide"] == "y" } }))
+        #expect(player.stop() == 0)
+    }
+
     /// Half a line then a hang-up, then a flood without newlines: both are dropped quietly.
     static func misbehave(_ path: String) -> Bool {
         func connected() -> Int32? {
