@@ -40,6 +40,9 @@ public struct Settings: Sendable, Equatable {
     /// Where the slide on screen is kept for a restart; nil means `$STATE_DIRECTORY/position.json` under systemd
     /// (else none), "" means never.
     public var positionFile: String?
+    /// Seconds between saves of the position while the show goes on (an SD card wears with every write); it is
+    /// always saved at exit.
+    public var positionSaveInterval: Double = 60
 
     public init() {}
 
@@ -47,7 +50,7 @@ public struct Settings: Sendable, Equatable {
         "library", "deviceTable", "interval", "order", "fit", "background", "startCategory", "pauseOnInput",
         "memoryBudgetMiB", "maxMegapixels", "display", "controlSocket", "keys", "screenSchedule", "fontPath",
         "transition", "transitionSeconds", "pairPortraits", "caption", "captionPosition", "captionSize", "locale",
-        "metricsFile", "metricsInterval", "positionFile",
+        "metricsFile", "metricsInterval", "positionFile", "positionSaveInterval",
     ]
     public static let displayKeyNames = ["backend", "device", "connector", "mode", "headlessSize", "vtSwitching"]
     public static let scheduleKeyNames = ["off", "on"]
@@ -122,6 +125,8 @@ public struct Settings: Sendable, Equatable {
             settings.metricsFile = metrics
         }
         settings.metricsInterval = try object.number("metricsInterval", in: 1...3600) ?? settings.metricsInterval
+        settings.positionSaveInterval =
+            try object.number("positionSaveInterval", in: 1...86400) ?? settings.positionSaveInterval
         if let position = try object.string("positionFile") {
             guard !position.hasSuffix("/") else {
                 throw object.failure("positionFile", "\"\(position)\" is not a file path (expected e.g. position.json)")

@@ -15,8 +15,9 @@ final class RowPipe: @unchecked Sendable {
     let rowBytes: Int
     let capacity: Int
     private let ring: UnsafeMutablePointer<UInt8>
-    private var mutex = pthread_mutex_t()
-    private var changed = pthread_cond_t()
+    // Heap-allocated: pthread objects must not move, and `&` on a stored property gives no stable address.
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let changed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     private var produced = 0
     private var consumedBefore = 0
     private var failed = false
@@ -29,19 +30,23 @@ final class RowPipe: @unchecked Sendable {
         self.rowBytes = rowBytes
         self.capacity = capacity
         ring = .allocate(capacity: rowBytes * capacity)
-        pthread_mutex_init(&mutex, nil)
-        pthread_cond_init(&changed, nil)
+        mutex.initialize(to: pthread_mutex_t())
+        changed.initialize(to: pthread_cond_t())
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(changed, nil)
     }
 
     deinit {
-        pthread_cond_destroy(&changed)
-        pthread_mutex_destroy(&mutex)
+        pthread_cond_destroy(changed)
+        pthread_mutex_destroy(mutex)
+        changed.deallocate()
+        mutex.deallocate()
         ring.deallocate()
     }
 
     private func locked<Result>(_ body: () -> Result) -> Result {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
         return body()
     }
 
@@ -53,7 +58,7 @@ final class RowPipe: @unchecked Sendable {
         precondition(count <= capacity, "batch larger than the ring")
         locked {
             while !consumerFinished && first + count - consumedBefore > capacity {
-                pthread_cond_wait(&changed, &mutex)
+                pthread_cond_wait(changed, mutex)
             }
         }
         return (first..<first + count).map(slot)
@@ -63,7 +68,7 @@ final class RowPipe: @unchecked Sendable {
     func publish(upTo end: Int) {
         locked {
             produced = end
-            pthread_cond_broadcast(&changed)
+            pthread_cond_broadcast(changed)
         }
     }
 
@@ -71,7 +76,7 @@ final class RowPipe: @unchecked Sendable {
     func fail() {
         locked {
             failed = true
-            pthread_cond_broadcast(&changed)
+            pthread_cond_broadcast(changed)
         }
     }
 
@@ -79,8 +84,8 @@ final class RowPipe: @unchecked Sendable {
     func row(_ row: Int) -> UnsafePointer<UInt8>? {
         locked {
             consumedBefore = max(consumedBefore, row)
-            pthread_cond_broadcast(&changed)
-            while produced <= row && !failed { pthread_cond_wait(&changed, &mutex) }
+            pthread_cond_broadcast(changed)
+            while produced <= row && !failed { pthread_cond_wait(changed, mutex) }
             return failed ? nil : UnsafePointer(slot(row))
         }
     }
@@ -89,7 +94,7 @@ final class RowPipe: @unchecked Sendable {
     func finishConsuming() {
         locked {
             consumerFinished = true
-            pthread_cond_broadcast(&changed)
+            pthread_cond_broadcast(changed)
         }
     }
 }

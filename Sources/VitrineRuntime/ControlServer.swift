@@ -39,6 +39,13 @@ public final class ControlServer {
             AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw .last("create the control socket", path: path) }
         // A socket file left by a player that was killed: remove it unless another player still answers on it.
+        // Anything else at that path (a mistyped path naming a user's file) is left alone.
+        var status = stat()
+        if lstat(path, &status) == 0 && status.st_mode & S_IFMT != S_IFSOCK {
+            Self.closeDescriptor(descriptor)
+            throw RuntimeError(
+                "use it as the control socket: it is not a socket (left as it is)", path: path, errno: EEXIST)
+        }
         if FileBytes.exists(path) {
             let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
             let live = probe >= 0 && vitrine_unix_connect_or_bind(probe, path, 0) == 0
@@ -68,7 +75,8 @@ public final class ControlServer {
         for client in clients.keys { Self.closeDescriptor(client) }
         clients = [:]
         Self.closeDescriptor(descriptor)
-        unlink(path)
+        var status = stat()
+        if lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFSOCK { unlink(path) }
     }
 
     /// Accepts waiting clients; returns their descriptors for the event loop to watch.

@@ -177,7 +177,8 @@ public final class PlayerRuntime {
             libraryCheckTimer = try MonotonicTimer()
             let root = Library(root: settings.library).root
             position = try positionStore.map { (store) throws(RuntimeError) in
-                try PositionKeeper(store: store, library: root, log: log)
+                try PositionKeeper(
+                    store: store, library: root, spacing: settings.positionSaveInterval, log: log)
             }
         } catch let error as RuntimeError {
             throw PlayError("\(error)")
@@ -562,6 +563,7 @@ public final class PlayerRuntime {
             if metricsWriter == nil { metricsTimer.disarm() } else { metricsTimer.arm(at: now) }
         }
         configuration.settings = settings
+        position?.spacing = settings.positionSaveInterval
         terminal?.allowsSwitching = settings.display.vtSwitching
         followSchedule()
         renderOptions = Self.renderOptions(settings, profile: profileNow)

@@ -1,10 +1,11 @@
 import VitrineCore
 
 /// Keeps the saved position (`PositionStore`) following the slide on screen without wearing out an SD card:
-/// saves are at least `spacing` seconds apart (a show at 20 slides a second writes once a second), the last one
-/// waits on a timer the event loop watches, and the one at exit is never skipped.
+/// saves are at least `spacing` seconds apart (`positionSaveInterval`, a minute by default, however fast the show
+/// goes), the last one waits on a timer the event loop watches, and the one at exit is never skipped. A crash loses
+/// at most that much of the show.
 final class PositionKeeper {
-    static let spacing = 1.0
+    var spacing: Double
 
     let store: PositionStore
     private let timer: MonotonicTimer
@@ -13,8 +14,9 @@ final class PositionKeeper {
     private var unsaved: SlideID?
     private var lastSave = -Double.infinity
 
-    init(store: PositionStore, library: String, log: EventLog) throws(RuntimeError) {
+    init(store: PositionStore, library: String, spacing: Double, log: EventLog) throws(RuntimeError) {
         self.store = store
+        self.spacing = spacing
         self.library = library
         self.log = log
         timer = try MonotonicTimer()
@@ -25,10 +27,10 @@ final class PositionKeeper {
     /// A slide reached the screen (or was taken for a dark one): saved now, or when the spacing allows.
     func shown(_ slide: SlideID, now: Double) {
         unsaved = slide
-        if now - lastSave >= Self.spacing {
+        if now - lastSave >= spacing {
             save()
         } else {
-            timer.arm(at: lastSave + Self.spacing)
+            timer.arm(at: lastSave + spacing)
         }
     }
 

@@ -188,7 +188,7 @@ def resume_after_kill(vitrine, work):
     photo(f"{library}/Zoo/z.jpg", "orange")
     position = f"{work}/state/position.json"
     os.makedirs(os.path.dirname(position))
-    extra = {"positionFile": position}
+    extra = {"positionFile": position, "positionSaveInterval": 1}
     player = Player(vitrine, work, "resume", library, 600, extra)
     player.wait(lambda: len(player.presented()) >= 1)
     for _ in range(3):
@@ -196,7 +196,7 @@ def resume_after_kill(vitrine, work):
         player.ctl("next")
         player.wait(lambda: len(player.presented()) > count)
     showing = player.presented()[-1]["slide"]
-    time.sleep(1.2)  # saves are at most one a second
+    time.sleep(1.2)  # saves are at most one a second here (positionSaveInterval)
     player.stop(signal.SIGKILL)
     with open(position) as f:
         saved = json.load(f)
@@ -231,6 +231,7 @@ exec {vitrine} play --config {work}/full.json --snapshots {work}/full-frames
 """
     config = {"library": library, "deviceTable": f"{REPO}/Config/devices.json", "interval": 0.3,
               "transition": "none", "controlSocket": f"{work}/full.sock", "positionFile": position,
+              "positionSaveInterval": 1,
               "display": {"backend": "headless", "headlessSize": f"{PANEL[0]}x{PANEL[1]}"}}
     with open(f"{work}/full.json", "w") as f:
         json.dump(config, f)

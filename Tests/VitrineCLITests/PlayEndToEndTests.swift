@@ -254,6 +254,57 @@ import VitrineTestSupport
         #expect(player.stop() == 0)
     }
 
+    /// SD cards wear with every write: at ten slides a second the position is saved once (the first slide) in the
+    /// first few seconds, not once a slide, and at exit it names the slide on screen.
+    @Test(.enabled(if: vitrineBinaryRuns, "the vitrine executable is not built (swift build builds it)"))
+    func thePositionIsSavedAtMostOnceAMinuteAndAtExit() throws {
+        let position = "\(folder.path)/state/position.json"
+        mkdir("\(folder.path)/state", 0o755)
+        try folder.write(
+            "fast.json",
+            text: """
+                {"library": "library", "deviceTable": "\(repositoryRoot)/Config/devices.json", "interval": 0.1,
+                 "transition": "none", "display": {"backend": "headless", "headlessSize": "160x96"},
+                 "controlSocket": "fast.sock", "positionFile": "state/position.json", "startCategory": "Alpha"}
+                """)
+        let player = try Running(
+            arguments: ["play", "--config", "\(folder.path)/fast.json", "--snapshots", snapshots],
+            log: "\(folder.path)/fast.log")
+        func inode() -> UInt? {
+            var status = stat()
+            return stat(position, &status) == 0 ? UInt(status.st_ino) : nil
+        }
+        #expect(eventually("the first save", { inode() != nil }))
+        let first = inode()
+        #expect(eventually("twenty slides", { presented().count >= 20 }))
+        #expect(inode() == first, "saved again within seconds")
+        #expect(player.stop() == 0)
+        let last = presented().last?["slide"]
+        let saved = try FileBytes.readText(position)
+        #expect(inode() != first)
+        #expect(last.map { saved.contains("\"slide\":\"\($0)\"") } == true, "\(saved) vs \(String(describing: last))")
+    }
+
+    /// A control socket path that names a user's file (a typo in the config) is refused, and the file stays.
+    @Test(.enabled(if: vitrineBinaryRuns, "the vitrine executable is not built (swift build builds it)"))
+    func aControlSocketPathThatIsARegularFileIsLeftAlone() throws {
+        try folder.write("control.sock", text: "my notes\n")
+        let player = try Running(
+            arguments: ["play", "--config", "\(folder.path)/vitrine.json"], log: "\(folder.path)/notes.log")
+        var status: Int32 = 0
+        var exited = false
+        for _ in 0..<500 where !exited {
+            exited = waitpid(player.pid, &status, WNOHANG) == player.pid
+            if !exited { usleep(20_000) }
+        }
+        if !exited { _ = player.stop() }
+        #expect(exited && (status >> 8) & 0xFF == 1, "exit status \(status)")
+        #expect(
+            player.output.contains("\(socket): cannot use it as the control socket: it is not a socket"),
+            "\(player.output)")
+        #expect(try FileBytes.readText(socket) == "my notes\n")
+    }
+
     /// Half a line then a hang-up, then a flood without newlines: both are dropped quietly.
     static func misbehave(_ path: String) -> Bool {
         func connected() -> Int32? {
