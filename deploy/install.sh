@@ -98,7 +98,8 @@ running_systemd=false
 [ -z "$R" ] && [ -d /run/systemd/system ] && running_systemd=true
 
 work=$(mktemp -d)
-trap 'rm -rf -- "$work"' EXIT
+probe=$(mktemp -d)
+trap 'rm -rf -- "$work" "$probe"' EXIT
 
 sum() {
     local line
@@ -359,12 +360,25 @@ if [ -z "$binary" ]; then
 fi
 if [ ! -f "$binary" ] || [ ! -x "$binary" ]; then die "$binary is not an executable file"; fi
 binary=$(cd -- "$(dirname -- "$binary")" && pwd -P)/$(basename -- "$binary")
+# A binary just built (or handed over) is run here only as an unprivileged user, never as root: as nobody, from a
+# copy in a folder nobody can read (the build may sit under /root).
+chmod 755 "$probe"
+cp -- "$binary" "$probe/vitrine"
+unprivileged() {
+    if [ "$(id -u)" -eq 0 ] && command -v runuser >/dev/null && id nobody >/dev/null 2>&1; then
+        runuser -u nobody -- "$@"
+    else
+        "$@"
+    fi
+}
 # It runs here when it answers --version as vitrine does (a tree may be for another architecture).
 runs_here=false
-if version=$("$binary" --version 2>/dev/null) && [[ $version == vitrine* ]]; then runs_here=true; fi
+if version=$(unprivileged "$probe/vitrine" --version 2>/dev/null) && [[ $version == vitrine* ]]; then
+    runs_here=true
+fi
 if [ -z "$R" ]; then
     $runs_here || die "$binary does not run on this machine as vitrine (another architecture, or libraries" \
-        "missing?): $("$binary" --version 2>&1 | head -n 1)"
+        "missing?): $(unprivileged "$probe/vitrine" --version 2>&1 | head -n 1)"
     say "binary: $binary ($version)"
 fi
 
@@ -493,8 +507,8 @@ fi
 
 # The config as the player reads it, when the binary runs here and knows check-config.
 config_ok=true
-if $runs_here && "$binary" check-config --help >/dev/null 2>&1; then
-    if report=$("$binary" check-config "$R$CONFIG" "$R$DEVICES" 2>&1); then
+if $runs_here && unprivileged "$probe/vitrine" check-config --help >/dev/null 2>&1; then
+    if report=$(unprivileged "$probe/vitrine" check-config "$R$CONFIG" "$R$DEVICES" 2>&1); then
         say "checked $R$CONFIG and $R$DEVICES: valid"
     else
         config_ok=false

@@ -340,6 +340,24 @@ fi
 check "a library path the unit cannot hold unquoted is refused" \
     not "$installer" --root "$home_root" --binary "$binary" --library "/srv/my photos" 2>/dev/null
 
+# --- the binary under test never runs as root ---------------------------------------------------------------
+# A spy binary notes who runs it, in a folder anyone may write to (the throw-away folder is root's alone).
+if [ "$(id -u)" -eq 0 ] && id nobody >/dev/null 2>&1; then
+    spy_notes=$(mktemp -d)
+    chmod 1777 "$spy_notes"
+    spy=$tmp/vitrine-spy
+    # shellcheck disable=SC2016 # $1 is the spy's own argument
+    printf '#!/bin/sh\nid -u >>%s/uids\ncase $1 in --version) echo "vitrine spy" ;; esac\nexit 0\n' "$spy_notes" >"$spy"
+    chmod 755 "$spy"
+    make_root "$tmp/spy-root"
+    run_installer "install with a binary that notes who runs it" "$tmp/spy.log" --root "$tmp/spy-root" --binary "$spy"
+    check "the installer ran the binary, and only as an unprivileged user ($(sort -u "$spy_notes/uids" | tr '\n' ' '))" \
+        bash -c "[ -s '$spy_notes/uids' ] && ! grep -qx 0 '$spy_notes/uids'"
+    rm -rf -- "$spy_notes"
+else
+    skip "the binary runs unprivileged" "needs root and a user nobody"
+fi
+
 check "nothing outside the throw-away roots changed" test "$(host_state)" = "$host_before"
 
 # --- shellcheck ------------------------------------------------------------------------------------------------
