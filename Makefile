@@ -20,7 +20,7 @@ FUZZ_RUNS ?= 1000000
 FUZZ_SECONDS ?= 600
 FUZZ_TARGETS := jpeg settings devices control
 
-.PHONY: all deps check-deps bench-deps deploy-check-deps build release run test unit-tests lint format shellcheck \
+.PHONY: builtin-devices all deps check-deps bench-deps deploy-check-deps build release run test unit-tests lint format shellcheck \
 	check-photos check-renditions vm-test deploy-test bench clean fault-deps faults test-asan \
 	test-tsan fuzz soak vm-lowram vm-pacing
 
@@ -58,11 +58,15 @@ build: deps
 release: deps
 	$(SWIFT) build -c release --static-swift-stdlib
 
-# Plays the sample library on the headless display (real screens arrive with DRM support); Ctrl-C stops it.
+# Plays the sample library: on the screen when the machine has one (a DRM card or a framebuffer; Vitrine says which
+# it took), else on a headless $(PANEL) panel whose frames go to $(FRAMES)/. Ctrl-C stops it.
 run: release
-	@echo "Playing Config/sample-library on a headless $(PANEL) panel; every presented frame is written to $(FRAMES)/"
-	@echo "(control it from another terminal: .build/release/vitrine ctl --control build/vitrine.sock next)"
-	.build/release/vitrine play --config Config/vitrine.json --display headless:$(PANEL) --snapshots $(FRAMES) \
+	@if compgen -G '/dev/dri/card*' >/dev/null || [ -e /dev/fb0 ]; then display=auto; \
+	  echo "Playing Config/sample-library on this machine's screen (--display auto)"; \
+	else display=headless:$(PANEL); \
+	  echo "No screen here: playing Config/sample-library on a headless $(PANEL) panel; frames go to $(FRAMES)/"; fi; \
+	echo "(control it from another terminal: .build/release/vitrine ctl --control build/vitrine.sock next)"; \
+	.build/release/vitrine play --config Config/vitrine.json --display $$display --snapshots $(FRAMES) \
 	  --control build/vitrine.sock --interval 5
 
 unit-tests: build
@@ -73,6 +77,10 @@ lint:
 
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests
+
+# Config/devices.json compiled into the binary (Sources/VitrineCore/BuiltInDeviceTable.swift); a test checks they match.
+builtin-devices:
+	Tests/Tools/builtin_devices.sh
 
 # Every shell script under deploy/, Tests/ and .ci/: *.sh, and files whose first line runs sh, bash or dash.
 shellcheck: deploy-check-deps

@@ -97,8 +97,9 @@ struct CheckConfigCommand {
         }
         var valid = true
         do {
-            let table = try DeviceTable.load(path: settings.deviceTable)
-            line("deviceTable", "\(settings.deviceTable): \(table.profiles.count) profiles")
+            let context = ConfigContext(settings: settings, path: file)
+            let table = try context.deviceTable(explicit: nil)
+            line("deviceTable", "\(context.deviceTableSource): \(table.profiles.count) profiles")
         } catch {
             line("deviceTable", settings.deviceTable)
             console.error("\(error)\n")

@@ -29,16 +29,26 @@ struct ConfigContext {
         return ConfigContext(settings: Settings(), path: nil)
     }
 
-    /// The device table: `--devices`, else the config's `deviceTable`.
+    /// The system's own device table, which overrides the built-in one when no config names another.
+    static let systemDeviceTable = "/etc/vitrine/devices.json"
+
+    /// The device table: `--devices`, else the config's `deviceTable` (when it names one, or when `devices.json`
+    /// is beside the config), else /etc/vitrine/devices.json, else the table compiled in.
     func deviceTable(explicit: String?) throws(ConfigError) -> DeviceTable {
         if let explicit { return try DeviceTable.load(path: explicit) }
-        guard path != nil else {
-            let looked = Self.searchPath.joined(separator: ", ")
-            throw ConfigError(
-                file: "vitrine.json", line: nil, path: "",
-                message: "no config file found (looked for \(looked)); pass --config FILE or --devices FILE")
+        if path != nil && (settings.deviceTableIsSet || FileBytes.exists(settings.deviceTable)) {
+            return try DeviceTable.load(path: settings.deviceTable)
         }
-        return try DeviceTable.load(path: settings.deviceTable)
+        if FileBytes.exists(Self.systemDeviceTable) { return try DeviceTable.load(path: Self.systemDeviceTable) }
+        return try DeviceTable.parse(BuiltInDeviceTable.json, file: BuiltInDeviceTable.name)
+    }
+
+    /// Where `deviceTable(explicit: nil)` reads the table from, for messages.
+    var deviceTableSource: String {
+        if path != nil && (settings.deviceTableIsSet || FileBytes.exists(settings.deviceTable)) {
+            return settings.deviceTable
+        }
+        return FileBytes.exists(Self.systemDeviceTable) ? Self.systemDeviceTable : BuiltInDeviceTable.name
     }
 }
 

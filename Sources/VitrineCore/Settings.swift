@@ -3,6 +3,9 @@
 public struct Settings: Sendable, Equatable {
     public var library = "sample-library"
     public var deviceTable = "devices.json"
+    /// The config file named `deviceTable` itself (else the default `devices.json` beside it is used only when it is
+    /// there, and the built-in table otherwise).
+    public var deviceTableIsSet = false
     /// Seconds each slide stays on screen.
     public var interval: Double = 10
     public var order = PlaybackOrder.name
@@ -91,6 +94,7 @@ public struct Settings: Sendable, Equatable {
         if let table = try object.string("deviceTable") {
             guard !table.isEmpty else { throw object.failure("deviceTable", "must not be empty") }
             settings.deviceTable = table
+            settings.deviceTableIsSet = true
         }
         settings.interval = try object.number("interval", in: 0.05...86400) ?? settings.interval
         settings.order = try object.choice("order", as: PlaybackOrder.self) ?? settings.order

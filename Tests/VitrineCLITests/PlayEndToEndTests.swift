@@ -305,6 +305,47 @@ import VitrineTestSupport
         #expect(try FileBytes.readText(socket) == "my notes\n")
     }
 
+    /// The binary stands alone: started from an empty folder with no config file anywhere it looks, it plays the
+    /// library it is given with the device table compiled in.
+    @Test(.enabled(if: vitrineBinaryRuns, "the vitrine executable is not built (swift build builds it)"))
+    func withNoConfigFileItPlaysWithBuiltInDefaults() throws {
+        mkdir("\(folder.path)/empty", 0o755)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        let log = "\(folder.path)/alone.log"
+        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // From the empty folder (a shell changes to it: glibc's addchdir is not in Swift's view of it).
+        let arguments = [
+            "/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", "\(folder.path)/empty", Self.binary, "play", "--library",
+            library, "--display", "headless:160x96", "--control", socket,
+            "--snapshots", snapshots, "--exit-after", "2", "--interval", "0.2",
+        ]
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        // Without VITRINE_CONFIG: only /etc/vitrine and ./Config are looked in.
+        let variables: [String] = ["PATH=/usr/bin:/bin"]
+        var environment: [UnsafeMutablePointer<CChar>?] = variables.map { strdup($0) } + [nil]
+        defer { environment.forEach { free($0) } }
+        var pid: pid_t = 0
+        #expect(posix_spawn(&pid, "/bin/sh", &actions, nil, &argv, &environment) == 0)
+        var status: Int32 = 0
+        var exited = false
+        for _ in 0..<1000 where !exited {
+            exited = waitpid(pid, &status, WNOHANG) == pid
+            if !exited { usleep(20_000) }
+        }
+        if !exited {
+            kill(pid, SIGKILL)
+            waitpid(pid, &status, 0)
+        }
+        let output = (try? FileBytes.readText(log)) ?? ""
+        #expect(exited && (status >> 8) & 0xFF == 0, "\(output)")
+        #expect(presented().count >= 2)
+        #expect(output.contains("profile fallback-160x96"), "\(output)")
+    }
+
     /// Half a line then a hang-up, then a flood without newlines: both are dropped quietly.
     static func misbehave(_ path: String) -> Bool {
         func connected() -> Int32? {

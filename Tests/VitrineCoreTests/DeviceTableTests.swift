@@ -151,4 +151,15 @@ import VitrineTestSupport
             (error as? ConfigError)?.path == "fallback.frames" && (error as? ConfigError)?.line == 8
         }
     }
+
+    /// The table compiled into the binary is the shipped Config/devices.json, byte for byte (make builtin-devices
+    /// writes it), and loads as a table.
+    @Test func theBuiltInTableIsTheShippedOne() throws {
+        let shipped = try FileBytes.readText("\(repositoryRoot)/Config/devices.json")
+        #expect(BuiltInDeviceTable.json + "\n" == shipped, "run make builtin-devices")
+        let table = try DeviceTable.parse(BuiltInDeviceTable.json, file: BuiltInDeviceTable.name)
+        #expect(
+            table.profiles.count == (try DeviceTable.load(path: "\(repositoryRoot)/Config/devices.json")).profiles.count
+        )
+    }
 }
