@@ -6,6 +6,9 @@ public final class FrameRenderer {
     public let budget: MemoryBudget
     /// What libjpeg warned about in photos it decoded whole, one line each naming the file, since `takeWarnings`.
     public private(set) var warnings: [String] = []
+    /// Asked between batches of rows: true stops the decode there (`ImageError.cancelled`), so a slide no longer
+    /// wanted, or a player that is stopping, does not wait for the whole photo.
+    public var isCancelled: (() -> Bool)?
     public init(budget: MemoryBudget) {
         self.budget = budget
     }
@@ -155,7 +158,13 @@ public final class FrameRenderer {
         var row = 0
         let height = plan.decodedSize.height
         let batch = min(decompressor.rowBatch, DecodePlan.pipeRows)
+        var cancelled = false
         while row < height {
+            if let isCancelled, isCancelled() {
+                cancelled = true
+                failure = "cancelled"
+                break
+            }
             let slots = pipe.slots(first: row, count: min(batch, height - row))
             switch decompressor.read(into: slots) {
             case .failure(let error):
@@ -176,6 +185,7 @@ public final class FrameRenderer {
         if failure == nil { failure = decompressor.finish() }
         if failure != nil { pipe.fail() }
         consumer.join()
+        if cancelled { throw ImageError(file: file.path, reason: .cancelled) }
         if let failure { throw ImageError(file: file.path, reason: .decodeFailed(failure)) }
         if let warning = decompressor.warning {
             warnings.append("\(file.path): shown despite libjpeg's warning: \(warning)")

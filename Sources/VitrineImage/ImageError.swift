@@ -18,6 +18,8 @@ public struct ImageError: Error, Equatable, Sendable, CustomStringConvertible {
         /// A rendition could not be written (the file names the rendition, the error what failed).
         case cannotWrite(FileError)
         case encodeFailed(String)
+        /// The decode was called off midway (the slide is no longer wanted, or the player is stopping).
+        case cancelled
     }
 
     public var file: String
@@ -47,6 +49,7 @@ public struct ImageError: Error, Equatable, Sendable, CustomStringConvertible {
         case .decodeFailed(let message): return "cannot decode: \(message)"
         case .cannotWrite(let error): return "cannot \(error.operation): \(error.reason)"
         case .encodeFailed(let message): return "cannot encode: \(message)"
+        case .cancelled: return "decoding was called off"
         }
     }
 

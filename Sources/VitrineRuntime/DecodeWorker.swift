@@ -42,6 +42,9 @@ public final class DecodeWorker: @unchecked Sendable {
     }
 
     public func start() {
+        // Between batches of rows the decode asks whether its slide is still wanted: a cancelled or superseded
+        // decode, or a stop, ends within a few batches instead of at the photo's last row.
+        renderer.frames.isCancelled = { [monitor, unowned self] in monitor.locked { currentCancelled || stopping } }
         thread = JoinableThread { [self] in run() }
     }
 

@@ -317,9 +317,10 @@ public final class PlayerRuntime {
         notifier?.send("STOPPING=1")
         position?.save()
         writeMetrics()
-        worker.stop()
+        // The screen first (the console back at once), then the worker, which may be in the middle of a photo.
         display.close()
         terminal?.close()
+        worker.stop()
         control?.close()
         loop.close()
     }

@@ -256,6 +256,31 @@ import VitrineTestSupport
         #expect(renderer.budget.used == 0)
     }
 
+    /// A decode called off midway stops at the next batch of rows, not at the photo's last row, and gives back
+    /// everything it was charged.
+    @Test func aCancelledDecodeStopsWithinABatch() throws {
+        let size = Size(width: 512, height: 2048)
+        let path = try write("tall.jpg", try JPEGFixture.encode(rgb: Self.noise(size), size: size))
+        let renderer = FrameRenderer(budget: MemoryBudget(limit: 256 << 20))
+        final class Asked { var count = 0 }
+        let asked = Asked()
+        renderer.isCancelled = {
+            asked.count += 1
+            return asked.count > 3
+        }
+        #expect {
+            _ = try renderer.render(path, options: RenderOptions(canvas: Size(width: 512, height: 2048)))
+        } throws: { error in
+            (error as? ImageError)?.reason == .cancelled
+        }
+        // Three batches of rows (8 or 16 each) out of 2048 rows were decoded, and no more was asked.
+        #expect(asked.count == 4)
+        #expect(renderer.budget.used == 0)
+        renderer.isCancelled = nil
+        let whole = try renderer.render(path, options: RenderOptions(canvas: Size(width: 128, height: 512)))
+        #expect(whole.frame.size == Size(width: 128, height: 512))
+    }
+
     @Test func unreadableFilesNameThePathAndErrno() {
         #expect {
             _ = try renderer.render("/nonexistent/a.jpg", options: RenderOptions(canvas: Size(width: 10, height: 10)))
