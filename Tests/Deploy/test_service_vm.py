@@ -86,7 +86,7 @@ class Keyboard:
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--vitrine", default=os.path.join(REPO, ".build/release/vitrine"), help="the binary")
-    parser.add_argument("--timeout", type=float, default=900, help="seconds before the VM is given up on")
+    parser.add_argument("--timeout", type=float, default=1200, help="seconds before the VM is given up on")
     args = parser.parse_args()
     if not os.access(args.vitrine, os.X_OK):
         print(f"test_service_vm.py: {args.vitrine} is not an executable file", file=sys.stderr)
