@@ -80,6 +80,14 @@ public final class LibraryWatcher {
 
     deinit { close(descriptor) }
 
+    /// A symbolic link or a new hard link to an existing file (`ln`, `cp -l`, rsync `--link-dest`): it is complete
+    /// when it appears and is never opened for writing, so no close will announce it.
+    static func isLink(_ path: String) -> Bool {
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return false }
+        return status.st_mode & S_IFMT == S_IFLNK || status.st_nlink > 1
+    }
+
     /// Watches `category` (and the folders inside it) instead of the previous one.
     public func watch(_ category: LibraryCategory) {
         active = category
@@ -177,7 +185,7 @@ public final class LibraryWatcher {
             return
         }
         guard Library.isPhotoName(name) else { return }
-        if mask & UInt32(IN_CREATE) != 0 {
+        if mask & UInt32(IN_CREATE) != 0 && !Self.isLink(path) {
             beingWritten.insert(path)
             return
         }
@@ -189,6 +197,6 @@ public final class LibraryWatcher {
             if !activeIsRoot { return }
         }
         changes.activeChanged = true
-        if mask & UInt32(IN_CLOSE_WRITE | IN_MOVED_TO) != 0 { changes.finished.insert(path) }
+        if mask & UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE) != 0 { changes.finished.insert(path) }
     }
 }

@@ -69,4 +69,20 @@ struct LibraryWatcherTests {
         _ = watcher.read()
         #expect(watcher.rootMissing)
     }
+
+    /// Links that appear (`ln`, `cp -l`, rsync `--link-dest`, `ln -s`) are never written and closed: they count at
+    /// once. A file being written still waits for its close.
+    @Test func hardAndSymbolicLinksCountWhenTheyAppear() throws {
+        let watcher = try LibraryWatcher(root: folder.path)
+        watcher.watch(LibraryCategory(name: "Cat", path: "\(folder.path)/Cat"))
+        mkdir("\(folder.path)/Elsewhere", 0o755)
+        touch("\(folder.path)/Elsewhere/photo.jpg")
+        #expect(link("\(folder.path)/Elsewhere/photo.jpg", "\(folder.path)/Cat/hard.jpg") == 0)
+        #expect(symlink("\(folder.path)/Elsewhere/photo.jpg", "\(folder.path)/Cat/soft.jpg") == 0)
+        let writing = Glibc.open("\(folder.path)/Cat/writing.jpg", O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+        defer { close(writing) }
+        let changes = watcher.read()
+        #expect(changes.finished == ["\(folder.path)/Cat/hard.jpg", "\(folder.path)/Cat/soft.jpg"])
+        #expect(watcher.beingWritten == ["\(folder.path)/Cat/writing.jpg"])
+    }
 }
