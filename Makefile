@@ -13,8 +13,8 @@ CHECK_PACKAGES := python3-pil
 BENCH_PACKAGES := libjpeg-turbo-progs libvips-tools python3-pil time
 # The deployment checks: shellcheck, systemd-analyze (systemd), useradd --prefix (passwd), python3 for JSON.
 DEPLOY_CHECK_PACKAGES := shellcheck systemd passwd python3
-# The fault tests sync with rsync and read snapshots with Pillow.
-FAULT_PACKAGES := rsync python3-pil util-linux
+# The fault tests sync with rsync, read snapshots with Pillow and mount a FUSE share with bindfs.
+FAULT_PACKAGES := rsync python3-pil util-linux bindfs fuse3
 # libFuzzer: executions per target (or FUZZ_SECONDS, whichever ends first). `make fuzz` is the full run.
 FUZZ_RUNS ?= 1000000
 FUZZ_SECONDS ?= 600

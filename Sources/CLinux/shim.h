@@ -13,6 +13,7 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
+#include <sys/vfs.h>
 #include <sys/un.h>
 #include <time.h>
 #include <sys/ioctl.h>
@@ -153,4 +154,14 @@ static inline int vitrine_vt_set_mode(int fd, int process) {
     mode.acqsig = process ? (short)vitrine_vt_acquire_signal() : 0;
     return ioctl(fd, VT_SETMODE, &mode);
 }
+/* The filesystem type of `path` (statfs's f_type), or -1 with errno set: a wrapper because the struct and the function
+ * share the name `statfs`, which Swift cannot tell apart. */
+static inline long long vitrine_filesystem_type(const char *path) {
+    struct statfs status;
+    if (statfs(path, &status) != 0) {
+        return -1;
+    }
+    return (long long)status.f_type;
+}
+
 #endif

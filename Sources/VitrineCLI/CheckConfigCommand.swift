@@ -148,6 +148,7 @@ struct CheckConfigCommand {
         line("metricsFile", settings.metricsFile ?? "none")
         line("metricsInterval", "\(ConfigObject.format(settings.metricsInterval)) s")
         line("positionFile", PositionStore.path(settings: settings) ?? "none (the show starts from the top)")
+        line("rescanInterval", "\(ConfigObject.format(settings.rescanInterval)) s (network and FUSE libraries)")
         line("positionSaveInterval", "\(ConfigObject.format(settings.positionSaveInterval)) s")
         for warning in warnings { console.out("  warning: \(warning)\n") }
         return valid

@@ -46,6 +46,9 @@ public struct Settings: Sendable, Equatable {
     /// Seconds between saves of the position while the show goes on (an SD card wears with every write); it is
     /// always saved at exit.
     public var positionSaveInterval: Double = 60
+    /// Seconds between reads of a library on a network or FUSE filesystem, which sends no inotify events for
+    /// changes made elsewhere.
+    public var rescanInterval: Double = 300
 
     public init() {}
 
@@ -53,7 +56,7 @@ public struct Settings: Sendable, Equatable {
         "library", "deviceTable", "interval", "order", "fit", "background", "startCategory", "pauseOnInput",
         "memoryBudgetMiB", "maxMegapixels", "display", "controlSocket", "keys", "screenSchedule", "fontPath",
         "transition", "transitionSeconds", "pairPortraits", "caption", "captionPosition", "captionSize", "locale",
-        "metricsFile", "metricsInterval", "positionFile", "positionSaveInterval",
+        "metricsFile", "metricsInterval", "positionFile", "positionSaveInterval", "rescanInterval",
     ]
     public static let displayKeyNames = ["backend", "device", "connector", "mode", "headlessSize", "vtSwitching"]
     public static let scheduleKeyNames = ["off", "on"]
@@ -129,6 +132,7 @@ public struct Settings: Sendable, Equatable {
             settings.metricsFile = metrics
         }
         settings.metricsInterval = try object.number("metricsInterval", in: 1...3600) ?? settings.metricsInterval
+        settings.rescanInterval = try object.number("rescanInterval", in: 1...86400) ?? settings.rescanInterval
         settings.positionSaveInterval =
             try object.number("positionSaveInterval", in: 1...86400) ?? settings.positionSaveInterval
         if let position = try object.string("positionFile") {

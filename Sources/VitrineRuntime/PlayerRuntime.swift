@@ -14,7 +14,7 @@ import VitrineImage
 public final class PlayerRuntime {
     enum Token: UInt64 {
         case timer = 1, signals, decodes, library, vblank, control, schedule, hotplug, input, inputHold, banner
-        case watchdog, metrics, position, terminal, libraryCheck
+        case watchdog, metrics, position, terminal, libraryCheck, rescan
     }
 
     /// How often a missing library folder is looked for: a mount (USB stick, NAS) brings no inotify event.
@@ -37,6 +37,10 @@ public final class PlayerRuntime {
     private let metricsTimer: MonotonicTimer
     /// Looks for the library folder while it is missing.
     private let libraryCheckTimer: MonotonicTimer
+    /// Reads a library on a network or FUSE filesystem again now and then (no inotify events come for changes
+    /// made elsewhere); nil while the library is on a local one.
+    private let rescanTimer: MonotonicTimer
+    private var remoteKind: String?
     private var metricsWriter: MetricsWriter?
     private var figures = MetricsWriter.Figures()
     /// Saves the slide on screen for a restart, when a position file is set.
@@ -175,6 +179,7 @@ public final class PlayerRuntime {
             watchdogTimer = try MonotonicTimer()
             metricsTimer = try MonotonicTimer()
             libraryCheckTimer = try MonotonicTimer()
+            rescanTimer = try MonotonicTimer()
             let root = Library(root: settings.library).root
             position = try positionStore.map { (store) throws(RuntimeError) in
                 try PositionKeeper(
@@ -278,6 +283,7 @@ public final class PlayerRuntime {
             try loop.add(watchdogTimer.descriptor, token: Token.watchdog.rawValue)
             try loop.add(metricsTimer.descriptor, token: Token.metrics.rawValue)
             try loop.add(libraryCheckTimer.descriptor, token: Token.libraryCheck.rawValue)
+            try loop.add(rescanTimer.descriptor, token: Token.rescan.rawValue)
             if let position { try loop.add(position.descriptor, token: Token.position.rawValue) }
             if let terminal { try loop.add(terminal.descriptor, token: Token.terminal.rawValue) }
         } catch {
@@ -290,7 +296,11 @@ public final class PlayerRuntime {
                 + "budget \(MemoryBudget.format(budget.limit)))" + (control.map { ", control socket \($0.path)" } ?? "")
         )
         if let snapshots = display.snapshots { log("presented frames go to \(snapshots.directory)/") }
-        if watcher.rootMissing { waitForLibrary(now: MonotonicClock.seconds()) }
+        if watcher.rootMissing {
+            waitForLibrary(now: MonotonicClock.seconds())
+        } else {
+            noticeRemote(now: MonotonicClock.seconds())
+        }
         send(.start(categories: readCategories(), now: MonotonicClock.seconds()))
         followSchedule()
         drainDisplay()
@@ -354,7 +364,16 @@ public final class PlayerRuntime {
                 waitingForLibrary = false
                 libraryCheckTimer.disarm()
                 log(.notice, "the library \(library.root) is there now")
+                noticeRemote(now: now)
             }
+        case .rescan:
+            rescanTimer.acknowledge()
+            guard remoteKind != nil, !watcher.rootMissing else { return }
+            var changes = LibraryWatcher.Changes()
+            changes.categoriesChanged = true
+            changes.activeChanged = true
+            libraryChanged(changes, now: now)
+            rescanTimer.arm(at: now + configuration.settings.rescanInterval)
         case .libraryCheck:
             libraryCheckTimer.acknowledge()
             if watcher.lookForRoot() {
@@ -363,6 +382,7 @@ public final class PlayerRuntime {
                 changes.rootReplaced = true
                 libraryChanged(changes, now: now)
                 waitingForLibrary = false
+                noticeRemote(now: now)
             } else if watcher.rootMissing {
                 libraryCheckTimer.arm(at: now + Self.missingLibraryCheckSeconds)
             } else {
@@ -787,6 +807,20 @@ public final class PlayerRuntime {
                 + "\(mib(ProcessMemory.peakResidentBytes())) MiB budget "
                 + "\(mib(budget.used))/\(mib(budget.limit)) MiB MemAvailable \(mib(ProcessMemory.availableBytes())) MiB"
         )
+    }
+
+    /// A library on a network or FUSE filesystem is read again every `rescanInterval` seconds.
+    private func noticeRemote(now: Double) {
+        let kind = RemoteFilesystem.kind(of: library.root)
+        if kind != remoteKind, let kind {
+            log(
+                .notice,
+                "the library \(library.root) is on \(kind): changes made elsewhere send no notice, so it is read "
+                    + "again every \(ConfigObject.format(configuration.settings.rescanInterval)) s (rescanInterval)")
+            rescanTimer.arm(at: now + configuration.settings.rescanInterval)
+        }
+        remoteKind = kind
+        if kind == nil { rescanTimer.disarm() }
     }
 
     /// The library folder is missing (at start, or it went: a USB stick pulled): the show waits on what it has and

@@ -294,6 +294,38 @@ exec {vitrine} play --config {work}/full.json --snapshots {work}/full-frames
            f"disk full: with room again the position is saved anew ({now}, last shown {last})")
 
 
+def network_share(vitrine, work):
+    """A library on a FUSE mount (bindfs over a folder, as sshfs or rclone mount would be): photos added and deleted
+    on the far side send no inotify event through the mount, and the player's rescan finds them."""
+    source = f"{work}/share-far-side"
+    mount = f"{work}/share-mount"
+    for name, color in [("a", "red"), ("b", "green")]:
+        photo(f"{source}/Trips/{name}.jpg", color)
+    os.makedirs(mount)
+    mounted = subprocess.run(["bindfs", "--no-allow-other", source, mount], capture_output=True, text=True)
+    if not record(mounted.returncode == 0, f"network share: bindfs mounts the far side ({mounted.stderr.strip()[:120]})"):
+        return
+    try:
+        player = Player(vitrine, work, "share", mount, 0.3, {"rescanInterval": 2})
+        player.wait(lambda: len(player.presented()) >= 1)
+        record("is on FUSE" in player.output() and "read again every 2 s" in player.output(),
+               "network share: the player says the library is on FUSE and is read again every 2 s")
+        added = time.monotonic()
+        photo(f"{source}/Trips/c.jpg", "blue")
+        seen = player.wait(lambda: any(r["slide"] == "c" for r in player.presented()), timeout=15)
+        record(seen, f"network share: a photo added on the far side is shown ({time.monotonic() - added:.1f} s later)")
+        os.unlink(f"{source}/Trips/a.jpg")
+        gone_at = len(player.presented())
+        time.sleep(0.5)
+        # After the next rescan (2 s) a full round of the two photos left (0.6 s) must not show it.
+        player.wait(lambda: len(player.presented()) >= gone_at + 12, timeout=20)
+        later = [r["slide"] for r in player.presented()[gone_at + 8:]]
+        record(later and "a" not in later, f"network share: a photo deleted on the far side leaves the show ({later})")
+        record(player.stop() == 0, "network share: the player stops cleanly")
+    finally:
+        subprocess.run(["fusermount", "-u", mount], capture_output=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--vitrine", default=f"{REPO}/.build/release/vitrine")
@@ -310,6 +342,10 @@ def main():
         symlink_flip(vitrine, work)
         resume_after_kill(vitrine, work)
         disk_full(vitrine, work)
+        if shutil.which("bindfs") and os.path.exists("/dev/fuse"):
+            network_share(vitrine, work)
+        else:
+            record(False, "network share: bindfs or /dev/fuse is missing (make faults installs bindfs)")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     failed = results.count(False)
