@@ -85,6 +85,10 @@ struct PlayCommand {
             let runtime = try PlayerRuntime(configuration: configuration, log: EventLog { console.error($0) })
             return runtime.run()
         } catch {
+            if error.stopped {
+                console.error(EventLog.standardErrorIsJournal() ? "<5>\(error)\n" : "vitrine: \(error)\n")
+                return 0
+            }
             console.error(Self.errorLine("\(error)"))
             return 1
         }

@@ -33,7 +33,9 @@ enum DisplayOpener {
 
     /// Finds the screen and its profile. DRM work here only probes (and takes master); buffers come later, once
     /// the budget is known.
-    static func open(_ configuration: PlayConfiguration, log: EventLog, notifier: ServiceNotifier?)
+    static func open(
+        _ configuration: PlayConfiguration, log: EventLog, notifier: ServiceNotifier?, signals: SignalSource
+    )
         throws(PlayError)
         -> OpenedDisplay
     {
@@ -48,14 +50,16 @@ enum DisplayOpener {
             return headless(size)
         case .drm(let path):
             return try openDRMWaiting(
-                path: path ?? settings.display.device, settings: settings, table: table, log: log, notifier: notifier)
+                path: path ?? settings.display.device, settings: settings, table: table, log: log, notifier: notifier,
+                signals: signals)
         case .fbdev(let path):
             return try openFbdev(path: path, table: table)
         case .auto:
             let drmProblem: PlayError
             do {
                 return try openDRMWaiting(
-                    path: settings.display.device, settings: settings, table: table, log: log, notifier: notifier)
+                    path: settings.display.device, settings: settings, table: table, log: log, notifier: notifier,
+                    signals: signals)
             } catch {
                 drmProblem = error
             }
@@ -169,7 +173,8 @@ enum DisplayOpener {
     /// Like `openDRM`, but when the cards are there and no screen is connected yet (a kiosk that boots before its
     /// TV is on), waits for a hotplug event, blocked in poll(2), and tries again.
     static func openDRMWaiting(
-        path: String?, settings: Settings, table: DeviceTable, log: EventLog, notifier: ServiceNotifier?
+        path: String?, settings: Settings, table: DeviceTable, log: EventLog, notifier: ServiceNotifier?,
+        signals: SignalSource
     ) throws(PlayError) -> OpenedDisplay {
         // Made before the first look, so a screen plugged in meanwhile is not missed.
         let monitor = try? HotplugMonitor()
@@ -185,13 +190,30 @@ enum DisplayOpener {
                     notifier?.send("READY=1\nSTATUS=waiting for a screen to be plugged in")
                     announced = true
                 }
-                var ready = pollfd(fd: monitor.descriptor, events: Int16(POLLIN), revents: 0)
+                var ready = [
+                    pollfd(fd: monitor.descriptor, events: Int16(POLLIN), revents: 0),
+                    pollfd(fd: signals.descriptor, events: Int16(POLLIN), revents: 0),
+                ]
                 let timeout = notifier?.watchdogInterval.map { Int32(min($0 * 1000, 3_600_000)) } ?? -1
-                if poll(&ready, 1, timeout) == 0 {
+                if poll(&ready, 2, timeout) == 0 {
                     notifier?.send("WATCHDOG=1")
                     continue
                 }
-                _ = monitor.takeChanges()
+                if ready[1].revents != 0 {
+                    for signal in signals.take() {
+                        switch signal {
+                        case SIGTERM, SIGINT:
+                            notifier?.send("STOPPING=1")
+                            throw PlayError("stopping (signal \(signal)) while waiting for a screen", stopped: true)
+                        case SIGHUP:
+                            // The config is read again when the player starts for real; nothing is on screen yet.
+                            log("SIGHUP while waiting for a screen: the settings as started apply")
+                        default:
+                            break
+                        }
+                    }
+                }
+                if ready[0].revents != 0 { _ = monitor.takeChanges() }
             }
         }
     }

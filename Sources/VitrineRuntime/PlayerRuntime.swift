@@ -93,7 +93,18 @@ public final class PlayerRuntime {
         library = Library(root: settings.library)
         let notifier = ServiceNotifier.fromEnvironment()
         self.notifier = notifier
-        let opened = try DisplayOpener.open(configuration, log: log, notifier: notifier)
+        // Signals are taken as data from here on, before any wait (for a screen to be plugged in, too), so a
+        // SIGTERM or SIGHUP then is handled, not the default end of the process.
+        let signals: SignalSource
+        do {
+            signals = try SignalSource([
+                SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGCONT, VirtualTerminal.releaseSignal, VirtualTerminal.acquireSignal,
+            ])
+        } catch {
+            throw PlayError("\(error)")
+        }
+        self.signals = signals
+        let opened = try DisplayOpener.open(configuration, log: log, notifier: notifier, signals: signals)
         profile = opened.profile
         let budgetMiB = settings.memoryBudgetMiB ?? profile.memoryBudgetMiB
         budget = MemoryBudget(limit: budgetMiB << 20)
@@ -145,9 +156,6 @@ public final class PlayerRuntime {
                 rotation: profile.rotation, physicalSize: opened.connector?.physicalSizeMillimetres,
                 pixelSize: profile.scanout))
         do {
-            signals = try SignalSource([
-                SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGCONT, VirtualTerminal.releaseSignal, VirtualTerminal.acquireSignal,
-            ])
             _ = vitrine_ignore_sigpipe()
             loop = try EventLoop()
             timer = try MonotonicTimer()

@@ -173,10 +173,25 @@ def check_hotplug(vm, vitrine, label, references):
     rc, out = vm.run("cat /share/late.out; grep -E '^State|^voluntary' /proc/$(cat /share/late.pid)/status")
     record("waiting for one to be plugged in" in out and "(sleeping)" in out,
            f"{label}: with no screen connected vitrine waits asleep ({out.strip().splitlines()[-3:]})")
+    # A reload while waiting is no reason to end (SIGHUP's default would be).
+    vm.run("kill -HUP $(cat /share/late.pid)")
+    rc, out = vm.run("for i in $(seq 100); do grep -q 'SIGHUP while waiting' /share/late.out && break; sleep 0.1; done; "
+                     "kill -0 $(cat /share/late.pid) && echo alive", timeout=30)
+    record("alive" in out, f"{label}: SIGHUP while waiting for a screen leaves the player waiting")
     vm.run(f"echo detect > {plug}; {announce}")
     dump, ok = wait_for(vm, lambda d: psnr(d, references[0]) >= 40, 60)
     record(ok, f"{label}: the first photo shows once the screen is plugged in (PSNR {psnr(dump, references[0]):.1f})")
     vm.stop("late")
+
+    # SIGTERM while waiting (a service stopped before the TV came on): a clean stop, exit 0.
+    vm.run(f"echo off > {plug}")
+    vm.spawn("waiting", f"exec {vitrine} play --config /share/vitrine.json")
+    vm.run("for i in $(seq 150); do grep -q 'waiting for one' /share/waiting.out && break; sleep 0.2; done",
+           timeout=40)
+    status, output = vm.stop("waiting")
+    record(status == 0 and "while waiting for a screen" in output,
+           f"{label}: SIGTERM while waiting for a screen stops the player with status 0 (got {status})")
+    vm.run(f"echo detect > {plug}; {announce}")
 
 
 def check_fbdev(vm, vitrine, label, references, console):
