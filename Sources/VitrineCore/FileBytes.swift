@@ -112,4 +112,16 @@ public enum FileBytes {
         var status = stat()
         return stat(path, &status) == 0
     }
+
+    /// The name and `d_type` of a `readdir` entry. Read through the record's own bytes: glibc packs records to
+    /// their name's length, so the last one in its buffer is shorter than `dirent`, and copying the whole struct
+    /// (as `pointee.d_name` does) reads past the buffer's end.
+    public static func entry(_ record: UnsafeMutablePointer<dirent>) -> (name: String, type: UInt8) {
+        let raw = UnsafeRawPointer(record)
+        // Stored fields of an imported C struct always have an offset; the fallbacks are glibc's x86_64/aarch64 ones.
+        let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name) ?? 19
+        let typeOffset = MemoryLayout<dirent>.offset(of: \dirent.d_type) ?? 18
+        let name = String(cString: (raw + nameOffset).assumingMemoryBound(to: CChar.self))
+        return (name, raw.load(fromByteOffset: typeOffset, as: UInt8.self))
+    }
 }

@@ -122,15 +122,13 @@ public struct Library: Sendable {
         defer { closedir(directory) }
         var entries: [Entry] = []
         while let pointer = readdir(directory) {
-            let name = withUnsafeBytes(of: pointer.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
+            let (name, type) = FileBytes.entry(pointer)
             if name.hasPrefix(".") { continue }
-            var isDirectory = pointer.pointee.d_type == UInt8(DT_DIR)
-            var isRegularFile = pointer.pointee.d_type == UInt8(DT_REG)
+            var isDirectory = type == UInt8(DT_DIR)
+            var isRegularFile = type == UInt8(DT_REG)
             // Symbolic links (a flipped `current`, cp -s) and filesystems without d_type are asked about their
             // target.
-            if pointer.pointee.d_type == UInt8(DT_UNKNOWN) || pointer.pointee.d_type == UInt8(DT_LNK) {
+            if type == UInt8(DT_UNKNOWN) || type == UInt8(DT_LNK) {
                 var status = stat()
                 if stat("\(folder)/\(name)", &status) == 0 {
                     isDirectory = status.st_mode & S_IFMT == S_IFDIR

@@ -169,9 +169,7 @@ import VitrineTestSupport
         defer { closedir(directory) }
         var names: [String] = []
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
+            let name = FileBytes.entry(entry).name
             if name.hasPrefix(".") && name != "." && name != ".." { names.append(name) }
         }
         return names

@@ -166,12 +166,10 @@ public final class TemporaryFolder {
     private func remove(_ folder: String) {
         if let directory = opendir(folder) {
             while let entry = readdir(directory) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                    String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-                }
+                let (name, type) = FileBytes.entry(entry)
                 if name == "." || name == ".." { continue }
                 let child = "\(folder)/\(name)"
-                if entry.pointee.d_type == UInt8(DT_DIR) { remove(child) } else { unlink(child) }
+                if type == UInt8(DT_DIR) { remove(child) } else { unlink(child) }
             }
             closedir(directory)
         }
