@@ -1,4 +1,5 @@
 #!/bin/bash
+# shellcheck disable=SC2016 # the backquotes and $ below are Swift text written out, not expansions
 # Writes Sources/VitrineCore/BuiltInDeviceTable.swift from Config/devices.json: the device table compiled into the
 # binary, so `vitrine play --library DIR` plays with no file beside it. `make builtin-devices` runs this; a unit
 # test fails when the two differ.
