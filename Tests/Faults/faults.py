@@ -316,7 +316,6 @@ def network_share(vitrine, work):
         record(seen, f"network share: a photo added on the far side is shown ({time.monotonic() - added:.1f} s later)")
         os.unlink(f"{source}/Trips/a.jpg")
         gone_at = len(player.presented())
-        time.sleep(0.5)
         # After the next rescan (2 s) a full round of the two photos left (0.6 s) must not show it.
         player.wait(lambda: len(player.presented()) >= gone_at + 12, timeout=20)
         later = [r["slide"] for r in player.presented()[gone_at + 8:]]

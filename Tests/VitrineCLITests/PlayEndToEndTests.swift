@@ -82,6 +82,19 @@ import VitrineTestSupport
         var output: String { (try? FileBytes.readText(log)) ?? "" }
     }
 
+    /// The exit status of a process that should end by itself, polled every 20 ms for up to `seconds`; nil (and
+    /// the process killed and reaped) when it did not end in time.
+    static func exitStatus(of pid: pid_t, within seconds: Double) -> Int32? {
+        var status: Int32 = 0
+        for _ in 0..<Int(seconds * 50) {
+            if waitpid(pid, &status, WNOHANG) == pid { return status & 0x7F == 0 ? (status >> 8) & 0xFF : nil }
+            usleep(20_000)
+        }
+        kill(pid, SIGKILL)
+        waitpid(pid, &status, 0)
+        return nil
+    }
+
     /// Polls `condition` every 20 ms for up to 20 s (debug builds on a loaded machine are slow).
     func eventually(_ what: String, _ condition: () -> Bool) -> Bool {
         for _ in 0..<1000 {
@@ -291,14 +304,8 @@ import VitrineTestSupport
         try folder.write("control.sock", text: "my notes\n")
         let player = try Running(
             arguments: ["play", "--config", "\(folder.path)/vitrine.json"], log: "\(folder.path)/notes.log")
-        var status: Int32 = 0
-        var exited = false
-        for _ in 0..<500 where !exited {
-            exited = waitpid(player.pid, &status, WNOHANG) == player.pid
-            if !exited { usleep(20_000) }
-        }
-        if !exited { _ = player.stop() }
-        #expect(exited && (status >> 8) & 0xFF == 1, "exit status \(status)")
+        let status = Self.exitStatus(of: player.pid, within: 10)
+        #expect(status == 1, "exit status \(String(describing: status))")
         #expect(
             player.output.contains("\(socket): cannot use it as the control socket: it is not a socket"),
             "\(player.output)")
@@ -330,18 +337,9 @@ import VitrineTestSupport
         defer { environment.forEach { free($0) } }
         var pid: pid_t = 0
         #expect(posix_spawn(&pid, "/bin/sh", &actions, nil, &argv, &environment) == 0)
-        var status: Int32 = 0
-        var exited = false
-        for _ in 0..<1000 where !exited {
-            exited = waitpid(pid, &status, WNOHANG) == pid
-            if !exited { usleep(20_000) }
-        }
-        if !exited {
-            kill(pid, SIGKILL)
-            waitpid(pid, &status, 0)
-        }
+        let status = Self.exitStatus(of: pid, within: 20)
         let output = (try? FileBytes.readText(log)) ?? ""
-        #expect(exited && (status >> 8) & 0xFF == 0, "\(output)")
+        #expect(status == 0, "\(output)")
         #expect(presented().count >= 2)
         #expect(output.contains("profile fallback-160x96"), "\(output)")
     }
