@@ -150,6 +150,9 @@ struct CheckConfigCommand {
         line("positionFile", PositionStore.path(settings: settings) ?? "none (the show starts from the top)")
         line("rescanInterval", "\(ConfigObject.format(settings.rescanInterval)) s (network and FUSE libraries)")
         line("positionSaveInterval", "\(ConfigObject.format(settings.positionSaveInterval)) s")
+        line(
+            "headerCacheFolder",
+            StateDirectory.headerCacheFolder(settings: settings) ?? "none (headers are read again at every start)")
         for warning in warnings { console.out("  warning: \(warning)\n") }
         return valid
     }

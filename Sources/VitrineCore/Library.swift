@@ -71,8 +71,17 @@ public struct Library: Sendable {
     /// The slides of one category, in natural order of their names. The root category holds only the root's own
     /// files; any other category includes its nested folders.
     public func slides(in category: LibraryCategory) throws(FileError) -> [Slide] {
+        try slides(in: category, isCancelled: { false }) ?? []
+    }
+
+    /// The same, asking `isCancelled` before each folder is read; nil when it said yes.
+    public func slides(in category: LibraryCategory, isCancelled: () -> Bool) throws(FileError) -> [Slide]? {
         var groups: [String: (original: String?, renditions: [Slide.Rendition])] = [:]
-        try collect(folder: category.path, prefix: "", depth: category.isRoot ? Self.maximumDepth : 0, into: &groups)
+        guard
+            try collect(
+                folder: category.path, prefix: "", depth: category.isRoot ? Self.maximumDepth : 0, into: &groups,
+                isCancelled: isCancelled)
+        else { return nil }
         return groups.map { name, files in
             Slide(
                 id: SlideID(category: category.name, name: name), original: files.original,
@@ -80,15 +89,21 @@ public struct Library: Sendable {
         }.sorted { NaturalOrder.less($0.id.name, $1.id.name) }
     }
 
+    /// False when cancelled.
     private func collect(
         folder: String, prefix: String, depth: Int,
-        into groups: inout [String: (original: String?, renditions: [Slide.Rendition])]
-    ) throws(FileError) {
+        into groups: inout [String: (original: String?, renditions: [Slide.Rendition])], isCancelled: () -> Bool
+    ) throws(FileError) -> Bool {
+        if isCancelled() { return false }
         for entry in try Self.list(folder) {
             let path = "\(folder)/\(entry.name)"
             if entry.isDirectory {
                 if depth < Self.maximumDepth {
-                    try collect(folder: path, prefix: "\(prefix)\(entry.name)/", depth: depth + 1, into: &groups)
+                    guard
+                        try collect(
+                            folder: path, prefix: "\(prefix)\(entry.name)/", depth: depth + 1, into: &groups,
+                            isCancelled: isCancelled)
+                    else { return false }
                 }
                 continue
             }
@@ -104,6 +119,7 @@ public struct Library: Sendable {
                 groups[key, default: (nil, [])].original = path
             }
         }
+        return true
     }
 
     struct Entry {

@@ -265,14 +265,14 @@ public struct Player {
             return actions + want(target)
         case .photosAdded(let slides, let category, _):
             guard category == active, playlist != nil else { return [] }
-            for slide in slides { playlist?.add(slide) }
+            playlist?.add(slides)
             if onScreen == nil, wanted == nil, let first = playlist?.first() { return want(first) }
             return prefetch()
         case .photosRemoved(let ids, let category, _):
             guard category == active, playlist != nil else { return [] }
             var actions: [Action] = []
+            playlist?.remove(Set(ids))
             for id in ids {
-                playlist?.remove(id)
                 cache[id] = nil
                 if inFlight.removeValue(forKey: id) != nil { actions.append(.cancel(id)) }
                 if wanted == id {
@@ -393,7 +393,7 @@ public struct Player {
         }
     }
 
-    static func label(_ category: String?) -> String {
+    public static func label(_ category: String?) -> String {
         guard let category else { return "(none)" }
         return category.isEmpty ? "(library root)" : "\"\(category)\""
     }

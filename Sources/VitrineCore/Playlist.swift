@@ -75,45 +75,92 @@ public struct Playlist: Sendable {
         cursorRemoved = false
     }
 
-    /// A photo arrived (or was replaced): it joins the current round without restarting it; in shuffle order it
-    /// lands somewhere after the slide on screen, so it is still shown this round.
-    public mutating func add(_ slide: Slide) {
-        broken.remove(slide.id)
-        if let index = round.firstIndex(where: { $0.id == slide.id }) {
-            round[index] = slide
-            if let at = upcoming?.firstIndex(where: { $0.id == slide.id }) { upcoming?[at] = slide }
-            return
+    /// Photos arrived (or were replaced): they join the current round without restarting it; in shuffle order
+    /// they land somewhere after the slide on screen, so they are still shown this round. One pass over the round
+    /// for the whole batch: an rsync of a thousand photos into a 100,000-photo category must not sort it a thousand
+    /// times on the player's thread.
+    public mutating func add(_ slides: [Slide]) {
+        guard !slides.isEmpty else { return }
+        var incoming: [SlideID: Slide] = [:]
+        for slide in slides {
+            incoming[slide.id] = slide
+            broken.remove(slide.id)
         }
-        let onScreen = cursor.flatMap { cursorRemoved ? nil : round[$0].id }
         switch order {
         case .name, .newest:
-            round = arranged(round + [slide], avoiding: nil)
-            if let current = upcoming { upcoming = arranged(current + [slide], avoiding: nil) }
-            if let onScreen { cursor = round.firstIndex { $0.id == onScreen } }
+            // The slide at the cursor (on screen, or next when the one on screen went) is found again by name.
+            let marked = cursor.flatMap { $0 < round.count ? round[$0].id : nil }
+            // A replaced photo may move (a new capture date): it is taken out and merged in again like a new one.
+            let arrivals = arranged(Array(incoming.values), avoiding: nil)
+            round = merged(round.filter { incoming[$0.id] == nil }, arrivals)
+            if let current = upcoming { upcoming = merged(current.filter { incoming[$0.id] == nil }, arrivals) }
+            if let marked { cursor = round.firstIndex { $0.id == marked } }
         case .shuffle:
-            let index = Int.random(in: min(nextStart, round.count)...round.count, using: &generator)
-            round.insert(slide, at: index)
+            var fresh = incoming
+            for index in round.indices {
+                if let replacement = fresh.removeValue(forKey: round[index].id) { round[index] = replacement }
+            }
             if var current = upcoming {
-                current.insert(slide, at: Int.random(in: 0...current.count, using: &generator))
+                for index in current.indices {
+                    if let replacement = incoming[current[index].id] { current[index] = replacement }
+                }
                 upcoming = current
             }
+            let arrivals = arranged(Array(fresh.values), avoiding: nil)
+            guard !arrivals.isEmpty else { return }
+            round = scattered(arrivals, into: round, from: min(nextStart, round.count))
+            if let current = upcoming { upcoming = scattered(arrivals, into: current, from: 0) }
         }
     }
 
-    /// A photo went away. If it was on screen, the slide after it becomes the next.
-    public mutating func remove(_ id: SlideID) {
-        if let index = round.firstIndex(where: { $0.id == id }) {
-            round.remove(at: index)
-            if let current = cursor {
-                if index < current {
-                    cursor = current - 1
-                } else if index == current {
-                    cursorRemoved = true
-                }
+    /// `arrivals` merged into `existing`, both in the round's order, in one pass.
+    private func merged(_ existing: [Slide], _ arrivals: [Slide]) -> [Slide] {
+        var result: [Slide] = []
+        result.reserveCapacity(existing.count + arrivals.count)
+        var next = arrivals.startIndex
+        for slide in existing {
+            while next != arrivals.endIndex, precedes(arrivals[next], slide) {
+                result.append(arrivals[next])
+                next += 1
             }
+            result.append(slide)
         }
-        upcoming?.removeAll { $0.id == id }
-        broken.remove(id)
+        result.append(contentsOf: arrivals[next...])
+        return result
+    }
+
+    private func precedes(_ a: Slide, _ b: Slide) -> Bool {
+        order == .newest ? Slide.newerFirst(a, b) : NaturalOrder.less(a.id.name, b.id.name)
+    }
+
+    /// `fresh` put at random places at or after `start` of `slides`, in one pass.
+    private mutating func scattered(_ fresh: [Slide], into slides: [Slide], from start: Int) -> [Slide] {
+        var places = fresh.map { _ in Int.random(in: start...slides.count, using: &generator) }
+        places.sort()
+        var result: [Slide] = []
+        result.reserveCapacity(slides.count + fresh.count)
+        var next = 0
+        for index in 0...slides.count {
+            while next < places.count, places[next] == index {
+                result.append(fresh[next])
+                next += 1
+            }
+            if index < slides.count { result.append(slides[index]) }
+        }
+        return result
+    }
+
+    /// Photos went away. If the one on screen went, the slide after it becomes the next.
+    public mutating func remove(_ ids: Set<SlideID>) {
+        guard !ids.isEmpty else { return }
+        if let current = cursor {
+            let removedBefore = round[..<min(current, round.count)].reduce(0) { $0 + (ids.contains($1.id) ? 1 : 0) }
+            if current < round.count, ids.contains(round[current].id) { cursorRemoved = true }
+            cursor = current - removedBefore
+        }
+        round.removeAll { ids.contains($0.id) }
+        upcoming?.removeAll { ids.contains($0.id) }
+        broken.subtract(ids)
     }
 
     public mutating func markBroken(_ id: SlideID) {

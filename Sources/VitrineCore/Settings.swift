@@ -49,6 +49,9 @@ public struct Settings: Sendable, Equatable {
     /// Seconds between reads of a library on a network or FUSE filesystem, which sends no inotify events for
     /// changes made elsewhere.
     public var rescanInterval: Double = 300
+    /// Where capture dates and photo sizes are kept across restarts (a file per category); nil means
+    /// `$STATE_DIRECTORY/headers` under systemd (else none), "" means never.
+    public var headerCacheFolder: String?
 
     public init() {}
 
@@ -57,6 +60,7 @@ public struct Settings: Sendable, Equatable {
         "memoryBudgetMiB", "maxMegapixels", "display", "controlSocket", "keys", "screenSchedule", "fontPath",
         "transition", "transitionSeconds", "pairPortraits", "caption", "captionPosition", "captionSize", "locale",
         "metricsFile", "metricsInterval", "positionFile", "positionSaveInterval", "rescanInterval",
+        "headerCacheFolder",
     ]
     public static let displayKeyNames = ["backend", "device", "connector", "mode", "headlessSize", "vtSwitching"]
     public static let scheduleKeyNames = ["off", "on"]
@@ -77,6 +81,9 @@ public struct Settings: Sendable, Equatable {
         settings.fontPath = settings.fontPath.map { FileBytes.resolve($0, relativeTo: base) }
         settings.metricsFile = settings.metricsFile.map { FileBytes.resolve($0, relativeTo: base) }
         settings.positionFile = settings.positionFile.map { $0.isEmpty ? $0 : FileBytes.resolve($0, relativeTo: base) }
+        settings.headerCacheFolder = settings.headerCacheFolder.map {
+            $0.isEmpty ? $0 : FileBytes.resolve($0, relativeTo: base)
+        }
         return settings
     }
 
@@ -141,6 +148,7 @@ public struct Settings: Sendable, Equatable {
             }
             settings.positionFile = position
         }
+        settings.headerCacheFolder = try object.string("headerCacheFolder") ?? settings.headerCacheFolder
         if let keys = try object.object("keys") {
             settings.keys = try KeyMap.parse(keys)
         }

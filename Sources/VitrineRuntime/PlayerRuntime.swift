@@ -14,7 +14,7 @@ import VitrineImage
 public final class PlayerRuntime {
     enum Token: UInt64 {
         case timer = 1, signals, decodes, library, vblank, control, schedule, hotplug, input, inputHold, banner
-        case watchdog, metrics, position, terminal, libraryCheck, rescan
+        case watchdog, metrics, position, terminal, libraryCheck, rescan, indexes
     }
 
     /// How often a missing library folder is looked for: a mount (USB stick, NAS) brings no inotify event.
@@ -55,6 +55,13 @@ public final class PlayerRuntime {
     private let signals: SignalSource
     private let decodeWakeup: Wakeup
     private let worker: DecodeWorker
+    private let indexWakeup: Wakeup
+    /// Reads categories off this thread: a 100,000-photo folder takes seconds to list, date and sort.
+    private let indexer: IndexWorker
+    /// The serial of the index job whose outcome the show waits for; nil when none is out.
+    private var awaitedIndex: Int?
+    /// Changes to the active category seen while an index job was out: read once it is back.
+    private var changesWaiting: LibraryWatcher.Changes?
     private let watcher: LibraryWatcher
     private let display: DisplayController
     private let hotplug: HotplugMonitor?
@@ -160,6 +167,7 @@ public final class PlayerRuntime {
             loop = try EventLoop()
             timer = try MonotonicTimer()
             decodeWakeup = try Wakeup()
+            indexWakeup = try Wakeup()
             watcher = try LibraryWatcher(root: settings.library)
             let snapshots = try configuration.snapshots.map { (directory) throws(RuntimeError) in
                 try SnapshotWriter(directory: directory, started: MonotonicClock.seconds())
@@ -203,6 +211,8 @@ public final class PlayerRuntime {
         worker = DecodeWorker(
             budget: budget, options: renderOptions, wakeup: decodeWakeup,
             fontPath: settings.fontPath ?? TextRenderer.defaultFont)
+        indexer = IndexWorker(
+            library: library, cacheDirectory: StateDirectory.headerCacheFolder(settings: settings), wakeup: indexWakeup)
         screenDescription = opened.description
         profileNow = profile
         metricsWriter = settings.metricsFile.map { MetricsWriter(path: $0) }
@@ -280,6 +290,7 @@ public final class PlayerRuntime {
             try loop.add(timer.descriptor, token: Token.timer.rawValue)
             try loop.add(signals.descriptor, token: Token.signals.rawValue)
             try loop.add(decodeWakeup.descriptor, token: Token.decodes.rawValue)
+            try loop.add(indexWakeup.descriptor, token: Token.indexes.rawValue)
             try loop.add(watcher.descriptor, token: Token.library.rawValue)
             for descriptor in display.eventDescriptors { try loop.add(descriptor, token: Token.vblank.rawValue) }
             if let control { try loop.add(control.descriptor, token: Token.control.rawValue) }
@@ -299,6 +310,7 @@ public final class PlayerRuntime {
             return 1
         }
         worker.start()
+        indexer.start()
         log(
             "playing \(library.root) on \(screenDescription) (profile \(profile.id), compose \(profile.compose), "
                 + "budget \(MemoryBudget.format(budget.limit)))" + (control.map { ", control socket \($0.path)" } ?? "")
@@ -339,6 +351,7 @@ public final class PlayerRuntime {
         display.close()
         terminal?.close()
         worker.stop()
+        indexer.stop()
         control?.close()
         loop.close()
     }
@@ -363,6 +376,9 @@ public final class PlayerRuntime {
         case .decodes:
             decodeWakeup.drain()
             for outcome in worker.takeOutcomes() { deliver(outcome, now: now) }
+        case .indexes:
+            indexWakeup.drain()
+            for outcome in indexer.takeOutcomes() { indexed(outcome, now: now) }
         case .library:
             libraryChanged(watcher.read(), now: now)
             if watcher.rootMissing && !waitingForLibrary {
@@ -693,20 +709,66 @@ public final class PlayerRuntime {
         return categoryList.map(\.name)
     }
 
+    /// Asks the index worker for a category the show switches to; an index still out for another is cancelled.
     private func index(_ name: String) {
         let now = MonotonicClock.seconds()
         guard let category = categoryList.first(where: { $0.name == name }) else {
+            awaitedIndex = nil
             send(.indexFailed(category: name, message: "no such category", now: now))
             return
         }
         watcher.watch(category)
-        do {
-            let slides = try CategoryIndexer(library: library, pairPortraits: pairsPortraits).slides(
-                of: category, order: player.options.order, excluding: watcher.beingWritten)
+        // The new listing sees every change made before it starts.
+        changesWaiting = nil
+        awaitedIndex = indexer.submit(
+            IndexWorker.Job(
+                category: category, order: player.options.order, pairPortraits: pairsPortraits,
+                beingWritten: watcher.beingWritten))
+    }
+
+    /// An index job is back: a category to play, or what changed in the one playing.
+    private func indexed(_ outcome: IndexWorker.Outcome, now: Double) {
+        guard outcome.serial == awaitedIndex else { return }
+        awaitedIndex = nil
+        if let problem = outcome.cacheProblem { log(.warning, problem) }
+        let name = outcome.job.category.name
+        switch outcome.result {
+        case .indexed(let slides):
+            let cache =
+                outcome.headersRead + outcome.cacheHits > 0
+                ? ", \(outcome.headersRead) headers read, \(outcome.cacheHits) from the cache" : ""
+            log(
+                "indexed \(Player.label(name)): \(slides.count) slides in "
+                    + "\(JSONText.number((outcome.seconds * 1000).rounded())) ms\(cache)")
             send(.indexed(category: name, slides: slides, now: now))
-        } catch {
-            send(.indexFailed(category: name, message: "\(error)", now: now))
+        case .changed(let added, let removed):
+            // New photos first: when everything is replaced at once, the show goes from the old photo to a new one
+            // instead of through an empty category (a black frame).
+            if !added.isEmpty { send(.photosAdded(added, category: name, now: now)) }
+            if !removed.isEmpty { send(.photosRemoved(removed, category: name, now: now)) }
+        case .failed(let error):
+            if outcome.job.refresh == nil {
+                send(.indexFailed(category: name, message: "\(error)", now: now))
+            } else {
+                log(.error, "\(error)")
+            }
         }
+        refreshIfWaiting()
+    }
+
+    /// Sends the changes seen to the active category to the index worker, when no job is out and the show has the
+    /// category's playlist to compare with.
+    private func refreshIfWaiting() {
+        guard awaitedIndex == nil, let changes = changesWaiting, let active = player.active,
+            let category = categoryList.first(where: { $0.name == active }), let playlist = player.playlist
+        else { return }
+        changesWaiting = nil
+        awaitedIndex = indexer.submit(
+            IndexWorker.Job(
+                category: category, order: player.options.order, pairPortraits: pairsPortraits,
+                beingWritten: watcher.beingWritten,
+                refresh: IndexWorker.Refresh(
+                    known: playlist.round, finished: changes.finished, treeReplaced: changes.rootReplaced)))
     }
 
     private func deliver(_ outcome: DecodeWorker.Outcome, now: Double) {
@@ -850,30 +912,16 @@ public final class PlayerRuntime {
             if before != after { send(.categoriesChanged(after, now: now)) }
         }
         guard changes.activeChanged || rescan, let active = player.active,
-            let category = categoryList.first(where: { $0.name == active }), let playlist = player.playlist
+            let category = categoryList.first(where: { $0.name == active })
         else { return }
         // The old watches follow the old folders wherever they went.
         if changes.rootReplaced { watcher.watch(category) }
-        let current: [Slide]
-        do {
-            current = try CategoryIndexer(library: library, pairPortraits: pairsPortraits).slides(
-                of: category, order: player.options.order, excluding: watcher.beingWritten)
-        } catch {
-            log(.error, "\(error)")
-            return
-        }
-        let known = Dictionary(playlist.round.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        let currentIDs = Set(current.map(\.id))
-        let removed = known.keys.filter { !currentIDs.contains($0) }.sorted { $0.description < $1.description }
-        // In a replaced tree every file may be new, whatever its name.
-        let added = current.filter { slide in
-            guard let old = known[slide.id], !changes.rootReplaced else { return true }
-            return old.files != slide.files || slide.files.contains { changes.finished.contains($0) }
-        }
-        // New photos first: when everything is replaced at once, the show goes from the old photo to a new one
-        // instead of through an empty category (a black frame).
-        if !added.isEmpty { send(.photosAdded(added, category: active, now: now)) }
-        if !removed.isEmpty { send(.photosRemoved(removed, category: active, now: now)) }
+        var waiting = changesWaiting ?? LibraryWatcher.Changes()
+        waiting.activeChanged = true
+        waiting.finished.formUnion(changes.finished)
+        waiting.rootReplaced = waiting.rootReplaced || changes.rootReplaced
+        changesWaiting = waiting
+        refreshIfWaiting()
     }
 
     /// One answer line for one control line.

@@ -30,10 +30,7 @@ public struct PositionStore: Sendable {
     /// (`StateDirectory=`), else none: a player started by hand does not leave files behind unless asked to.
     public static func path(settings: Settings) -> String? {
         if let explicit = settings.positionFile { return explicit.isEmpty ? nil : explicit }
-        guard let state = getenv("STATE_DIRECTORY").map({ String(cString: $0) }), !state.isEmpty else { return nil }
-        // STATE_DIRECTORY may list several folders separated by colons; the first is this service's.
-        let first = state.split(separator: ":").first.map(String.init) ?? state
-        return "\(first)/position.json"
+        return StateDirectory.path.map { "\($0)/position.json" }
     }
 
     /// The saved position; nil when there is none or it cannot be read (then the show starts from the top).

@@ -1,6 +1,7 @@
 import Testing
-import VitrineCore
 import VitrineTestSupport
+
+@testable import VitrineCore
 
 @Suite struct LibraryTests {
     @Test func categoriesAreSubfoldersPlusTheRoot() throws {
@@ -79,5 +80,36 @@ import VitrineTestSupport
     @Test func naturalOrder() {
         let sorted = ["img10", "Img2", "img1", "img02b", "b", "A"].sorted(by: NaturalOrder.less)
         #expect(sorted == ["A", "b", "img1", "Img2", "img02b", "img10"])
+    }
+}
+
+@Suite struct NaturalOrderTests {
+    /// The byte-wise ASCII path must give the order the Unicode-scalar path gives, on names made of the characters
+    /// where they could part: digits, zeros, case, punctuation on either side of the letters.
+    @Test func theASCIIPathAgreesWithTheScalarPath() {
+        var generator = SeededGenerator(seed: 7)
+        let alphabet = Array("0019aAbBzZ_-.@ ~[`")
+        var names: [String] = []
+        for _ in 0..<600 {
+            let length = Int.random(in: 0...7, using: &generator)
+            names.append(
+                String((0..<length).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] }))
+        }
+        var disagreements: [String] = []
+        for (left, right) in zip(names, names.shuffled(using: &generator))
+        where NaturalOrder.less(left, right) != NaturalOrder.scalarLess(left, right) {
+            disagreements.append("\(left) < \(right)")
+        }
+        for left in names.prefix(60) {
+            for right in names.prefix(60) where NaturalOrder.less(left, right) != NaturalOrder.scalarLess(left, right) {
+                disagreements.append("\(left) < \(right)")
+            }
+        }
+        #expect(disagreements.isEmpty)
+    }
+
+    @Test func namesThatAreNotASCIIKeepTheirOrder() {
+        let sorted = ["Été2", "été10", "ete1", "Zoë", "zoe"].sorted(by: NaturalOrder.less)
+        #expect(sorted == ["ete1", "zoe", "Zoë", "Été2", "été10"])
     }
 }
