@@ -10,6 +10,8 @@
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
@@ -20,6 +22,12 @@
 #include <linux/fb.h>
 #include <linux/kd.h>
 #include <linux/vt.h>
+
+/* Lowers the calling thread's priority (its nice value; Linux keeps one per thread): background work such as
+   indexing a large library must not take the CPU from the thread that paints and flips. */
+static inline int vitrine_lower_thread_priority(int niceness) {
+    return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), niceness);
+}
 
 /* Peak resident set size of this process in KiB (ru_maxrss is in KiB on Linux, getrusage(2)). */
 static inline long vitrine_peak_rss_kib(void) {

@@ -71,53 +71,41 @@ public struct Library: Sendable {
     /// The slides of one category, in natural order of their names. The root category holds only the root's own
     /// files; any other category includes its nested folders.
     public func slides(in category: LibraryCategory) throws(FileError) -> [Slide] {
-        try slides(in: category, isCancelled: { false }) ?? []
+        try catalog(of: category, isCancelled: { false })?.slides ?? []
     }
 
-    /// The same, asking `isCancelled` before each folder is read; nil when it said yes.
-    public func slides(in category: LibraryCategory, isCancelled: () -> Bool) throws(FileError) -> [Slide]? {
-        var groups: [String: (original: String?, renditions: [Slide.Rendition])] = [:]
+    /// The same, packed (see `SlideCatalog`), asking `isCancelled` before each folder is read; nil when it said
+    /// yes. The names are gathered into one byte buffer and sorted there: a 100,000-photo folder never becomes
+    /// 100,000 strings at once.
+    public func catalog(of category: LibraryCategory, isCancelled: () -> Bool) throws(FileError) -> SlideCatalog? {
+        var files = PhotoFileList()
         guard
             try collect(
-                folder: category.path, prefix: "", depth: category.isRoot ? Self.maximumDepth : 0, into: &groups,
+                folder: category.path, prefix: [], depth: category.isRoot ? Self.maximumDepth : 0, into: &files,
                 isCancelled: isCancelled)
         else { return nil }
-        return groups.map { name, files in
-            Slide(
-                id: SlideID(category: category.name, name: name), original: files.original,
-                renditions: files.renditions)
-        }.sorted { NaturalOrder.less($0.id.name, $1.id.name) }
+        return files.catalog(category: category)
     }
 
     /// False when cancelled.
     private func collect(
-        folder: String, prefix: String, depth: Int,
-        into groups: inout [String: (original: String?, renditions: [Slide.Rendition])], isCancelled: () -> Bool
+        folder: String, prefix: [UInt8], depth: Int, into files: inout PhotoFileList, isCancelled: () -> Bool
     ) throws(FileError) -> Bool {
         if isCancelled() { return false }
-        for entry in try Self.list(folder) {
-            let path = "\(folder)/\(entry.name)"
-            if entry.isDirectory {
-                if depth < Self.maximumDepth {
-                    guard
-                        try collect(
-                            folder: path, prefix: "\(prefix)\(entry.name)/", depth: depth + 1, into: &groups,
-                            isCancelled: isCancelled)
-                    else { return false }
-                }
-                continue
+        var subfolders: [String] = []
+        try Self.forEachEntry(folder) { name, isDirectory, isRegularFile in
+            if isDirectory {
+                if depth < Self.maximumDepth { subfolders.append(name) }
+            } else if isRegularFile, Self.isPhotoName(name) {
+                files.add(prefix: prefix, fileName: name)
             }
-            guard entry.isRegularFile, Self.isPhotoName(entry.name) else { continue }
-            if let parts = Self.renditionParts(of: entry.name) {
-                groups["\(prefix)\(parts.name)", default: (nil, [])].renditions.append(
-                    Slide.Rendition(path: path, size: parts.size))
-            } else {
-                let stem = entry.name[..<(entry.name.lastIndex(of: ".") ?? entry.name.endIndex)]
-                let key = "\(prefix)\(stem)"
-                // Two originals with one stem (`a.jpg` and `a.jpeg`): keep the first in natural order, stably.
-                if let existing = groups[key]?.original, NaturalOrder.less(existing, path) { continue }
-                groups[key, default: (nil, [])].original = path
-            }
+        }
+        for name in subfolders {
+            guard
+                try collect(
+                    folder: "\(folder)/\(name)", prefix: prefix + Array(name.utf8) + [UInt8(ascii: "/")],
+                    depth: depth + 1, into: &files, isCancelled: isCancelled)
+            else { return false }
         }
         return true
     }
@@ -129,14 +117,24 @@ public struct Library: Sendable {
         var isRegularFile: Bool
     }
 
-    /// The visible entries of a folder. Hidden entries are skipped here so hidden folders (`.sync`, `.Trash`) are
-    /// never indexed.
+    /// The visible entries of a folder.
     static func list(_ folder: String) throws(FileError) -> [Entry] {
+        var entries: [Entry] = []
+        try forEachEntry(folder) { name, isDirectory, isRegularFile in
+            entries.append(Entry(name: name, isDirectory: isDirectory, isRegularFile: isRegularFile))
+        }
+        return entries
+    }
+
+    /// Each visible entry of a folder, one at a time. Hidden entries are skipped here so hidden folders (`.sync`,
+    /// `.Trash`) are never indexed.
+    static func forEachEntry(
+        _ folder: String, _ body: (_ name: String, _ isDirectory: Bool, _ isRegularFile: Bool) -> Void
+    ) throws(FileError) {
         guard let directory = opendir(folder) else {
             throw FileError(path: folder, operation: "open folder", errno: errno)
         }
         defer { closedir(directory) }
-        var entries: [Entry] = []
         while let pointer = readdir(directory) {
             let (name, type) = FileBytes.entry(pointer)
             if name.hasPrefix(".") { continue }
@@ -151,8 +149,7 @@ public struct Library: Sendable {
                     isRegularFile = status.st_mode & S_IFMT == S_IFREG
                 }
             }
-            entries.append(Entry(name: name, isDirectory: isDirectory, isRegularFile: isRegularFile))
+            body(name, isDirectory, isRegularFile)
         }
-        return entries
     }
 }

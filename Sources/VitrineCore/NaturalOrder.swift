@@ -7,8 +7,14 @@ public enum NaturalOrder {
         return scalarLess(lhs, rhs)
     }
 
+    /// The same order for two names given as UTF-8 bytes (a packed catalog's).
+    public static func less(bytes lhs: ArraySlice<UInt8>, _ rhs: ArraySlice<UInt8>) -> Bool {
+        if let ascii = asciiLess(lhs, rhs) { return ascii }
+        return scalarLess(String(decoding: lhs, as: UTF8.self), String(decoding: rhs, as: UTF8.self))
+    }
+
     /// The same order for two ASCII names; nil when either is not ASCII.
-    private static func asciiLess(_ lhs: String.UTF8View, _ rhs: String.UTF8View) -> Bool? {
+    private static func asciiLess<Bytes: Collection<UInt8>>(_ lhs: Bytes, _ rhs: Bytes) -> Bool? {
         var left = lhs.startIndex
         var right = rhs.startIndex
         while left != lhs.endIndex, right != rhs.endIndex {

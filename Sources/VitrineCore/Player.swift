@@ -37,7 +37,7 @@ public struct Player {
 
     public enum Event {
         case start(categories: [String], now: Double)
-        case indexed(category: String, slides: [Slide], now: Double)
+        case indexed(category: String, catalog: SlideCatalog, now: Double)
         case indexFailed(category: String, message: String, now: Double)
         case timerFired(generation: Int, now: Double)
         case decoded(DecodeRequest, Frame, now: Double)
@@ -57,6 +57,11 @@ public struct Player {
         case user(KeyMap.Action, now: Double)
         /// The hold after the last input is over.
         case inputHoldEnded(now: Double)
+
+        /// A category read, from a list of slides (tests and small libraries).
+        public static func indexed(category: String, slides: [Slide], now: Double) -> Event {
+            .indexed(category: category, catalog: SlideCatalog(slides), now: now)
+        }
 
         var now: Double {
             switch self {
@@ -179,9 +184,9 @@ public struct Player {
                 return actions + [.showBackground, .log("the library has no photos yet; waiting for some to arrive")]
             }
             return actions + switchTo(first)
-        case .indexed(let category, let slides, _):
+        case .indexed(let category, let catalog, _):
             guard category == active, playlist == nil else { return [] }
-            playlist = Playlist(slides: slides, order: options.order, seed: options.seed)
+            playlist = Playlist(catalog: catalog, order: options.order, seed: options.seed)
             let resume = resumeAt
             resumeAt = nil
             if let resume, resume.category == category, playlist?.slide(resume) != nil {

@@ -19,7 +19,7 @@ struct CategoryIndexer {
     static let batch = 256
 
     struct Index {
-        var slides: [Slide]
+        var catalog: SlideCatalog
         /// Headers read from photos, and facts taken from the cache instead.
         var headersRead = 0
         var cacheHits = 0
@@ -31,60 +31,86 @@ struct CategoryIndexer {
     func index(of category: LibraryCategory, order: PlaybackOrder, excluding beingWritten: Set<String>)
         throws(FileError) -> Index?
     {
-        guard var slides = try library.slides(in: category, isCancelled: isCancelled) else { return nil }
-        if !beingWritten.isEmpty {
-            slides = slides.compactMap { slide in
-                var slide = slide
-                if let original = slide.original, beingWritten.contains(original) { slide.original = nil }
-                slide.renditions.removeAll { beingWritten.contains($0.path) }
-                return slide.files.isEmpty ? nil : slide
-            }
-        }
-        guard order == .newest || pairPortraits else { return Index(slides: slides) }
+        guard var catalog = try library.catalog(of: category, isCancelled: isCancelled) else { return nil }
+        if !beingWritten.isEmpty { Self.leaveOut(beingWritten, from: &catalog) }
+        guard order == .newest || pairPortraits else { return Index(catalog: catalog) }
         let cache = HeaderCache(directory: cacheDirectory, category: category)
-        // Each header is read at most once per index, though dating and pairing both look at originals.
         let renderer = FrameRenderer(budget: MemoryBudget(limit: 1 << 20))
-        var known: [String: (facts: HeaderCache.Facts?, modified: Double)?] = [:]
-        let remember = order == .newest && pairPortraits
         let look = { (path: String) -> (facts: HeaderCache.Facts?, modified: Double)? in
-            if remember, let found = known[path] { return found }
-            let found = cache.facts(of: path) { file in
+            cache.facts(of: path) { file in
                 guard let header = try? renderer.header(of: file) else { return nil }
                 return HeaderCache.Facts(
                     captureDate: header.dateTimeOriginal.flatMap(CaptureDate.seconds(fromEXIF:)),
                     uprightSize: header.displayedSize)
             }
-            if remember { known[path] = found }
-            return found
         }
-        if order == .newest {
-            for index in slides.indices {
-                if index % Self.batch == 0, isCancelled() { return nil }
-                slides[index].timestamp = Self.timestamp(of: slides[index], look: look)
+        // Headers are looked at in the cache's order (each slide's first file's path), so the cache is read and
+        // written as a stream; the sizes are kept for pairing, which goes in the show's order.
+        let byPath = catalog.byName.sorted {
+            catalog.firstFileKey(at: $0).lexicographicallyPrecedes(catalog.firstFileKey(at: $1))
+        }
+        var sizes: [Int32: Size] = [:]
+        for (number, index) in byPath.enumerated() {
+            if number % Self.batch == 0, isCancelled() { return nil }
+            let slide = catalog.slide(at: index)
+            guard let first = slide.files.first else { continue }
+            let found = look(first)
+            if order == .newest {
+                catalog.setTimestamp(Self.timestamp(of: slide, first: found, look: look), at: index)
             }
-            slides.sort(by: Slide.newerFirst)
+            if pairPortraits, slide.renditions.isEmpty, let size = found?.facts?.uprightSize { sizes[index] = size }
         }
         if pairPortraits {
             // Pairs are of photos next to each other in the show's order (shuffle shuffles the pairs).
-            var looked = 0
-            var cancelled = false
-            slides = PortraitPairing.pair(slides) { path in
-                looked += 1
-                if looked % Self.batch == 0, isCancelled() { cancelled = true }
-                return cancelled ? nil : look(path)?.facts?.uprightSize
+            let inOrder = order == .newest ? catalog.byName.sorted { catalog.newerFirst($0, $1) } : catalog.byName
+            let paired = PortraitPairing.pair(inOrder.map { catalog.slide(at: $0) }) { slide in
+                guard let size = slide.renditions.last?.size ?? catalog.index(of: slide.id).flatMap({ sizes[$0] })
+                else { return false }
+                return PortraitPairing.isPortrait(size)
             }
-            if cancelled { return nil }
+            var pairedCatalog = SlideCatalog(category: category.name, folder: category.path)
+            pairedCatalog.append(paired)
+            catalog = pairedCatalog
         }
         return Index(
-            slides: slides, headersRead: cache.headersRead, cacheHits: cache.entriesReused, cacheProblem: cache.save())
+            catalog: catalog, headersRead: cache.headersRead, cacheHits: cache.entriesReused,
+            cacheProblem: cache.save())
     }
 
-    /// The first capture date among the slide's files, else the first file's modification time.
+    /// Files still being written are not shown yet: a slide loses them, and goes when it has no other file.
+    static func leaveOut(_ beingWritten: Set<String>, from catalog: inout SlideCatalog) {
+        var changed: [Slide] = []
+        var gone: Set<Int32> = []
+        let prefix = catalog.folder + "/"
+        for path in beingWritten where path.hasPrefix(prefix) {
+            let relative = String(path.dropFirst(prefix.count))
+            let folder = relative.lastIndex(of: "/").map { String(relative[...$0]) } ?? ""
+            let fileName = String(relative.dropFirst(folder.count))
+            let stem =
+                Library.renditionParts(of: fileName)?.name
+                ?? String(fileName[..<(fileName.lastIndex(of: ".") ?? fileName.endIndex)])
+            guard let index = catalog.index(of: SlideID(category: catalog.category, name: folder + stem)) else {
+                continue
+            }
+            var slide = changed.first { $0.id == catalog.id(at: index) } ?? catalog.slide(at: index)
+            changed.removeAll { $0.id == slide.id }
+            if slide.original == path { slide.original = nil }
+            slide.renditions.removeAll { $0.path == path }
+            if slide.files.isEmpty { gone.insert(index) } else { changed.append(slide) }
+        }
+        catalog.remove(gone)
+        catalog.append(changed)
+    }
+
+    /// The first capture date among the slide's files, else the first file's modification time. `first` is what
+    /// was found for the first file.
     static func timestamp(
-        of slide: Slide, look: (String) -> (facts: HeaderCache.Facts?, modified: Double)?
+        of slide: Slide, first: (facts: HeaderCache.Facts?, modified: Double)?,
+        look: (String) -> (facts: HeaderCache.Facts?, modified: Double)?
     ) -> Double {
-        var modified: Double?
-        for file in slide.files {
+        if let date = first?.facts?.captureDate { return date }
+        var modified = first?.modified
+        for file in slide.files.dropFirst() {
             guard let found = look(file) else { continue }
             if let date = found.facts?.captureDate { return date }
             if modified == nil { modified = found.modified }

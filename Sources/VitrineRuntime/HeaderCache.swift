@@ -10,8 +10,10 @@ import VitrineCore
 /// pairs), kept in a small file per category so a restart of a large library reads no header of a photo that has
 /// not changed. An entry holds while the file's size and modification time (to the nanosecond) are the same.
 ///
-/// The file is read at the start of one index and written at its end with exactly the photos that index saw, so
-/// photos that went are forgotten and nothing stays in memory between indexes.
+/// The file lists photos sorted by their path inside the category, and the indexer asks in that order: the file is
+/// read as a stream beside the asking and written again only from the first difference on, so a 100,000-photo
+/// category neither holds its cache in memory nor rewrites it at a start where nothing changed (an SD card wears
+/// with every write).
 final class HeaderCache {
     struct Facts: Equatable {
         /// Seconds since the epoch from EXIF `DateTimeOriginal`, when the photo has one.
@@ -19,29 +21,46 @@ final class HeaderCache {
         var uprightSize: Size?
     }
 
-    private struct Entry {
+    private struct Line {
+        var path: ArraySlice<UInt8>
         var size: Int64
         var modified: Int64
         var facts: Facts
+        /// The whole line as it was read, with its newline, and where it starts in the file.
+        var bytes: ArraySlice<UInt8>
+        var offset: Int
     }
-
-    /// The cache file; nil keeps nothing across indexes (the facts are still read once per index).
-    let file: String?
-    /// Relative paths are kept: the category's folder is the same for every entry.
-    private let folder: String
-    private var loaded: [String: Entry] = [:]
-    private var seen: [String: Entry] = [:]
-    private(set) var headersRead = 0
-    private(set) var entriesReused = 0
 
     static let formatLine = "vitrine header cache 1"
 
-    /// The cache for `category` in `directory` (nil: none), loaded now; a missing or unreadable file is an empty
-    /// cache.
+    /// The cache file; nil keeps nothing across indexes.
+    let file: String?
+    private let folder: String
+    private var reader: LineReader?
+    private var pending: Line?
+    private var writer: BufferedWriter?
+    /// Something differs from the file as read: it is written again.
+    private var changed = false
+    private var lastAsked: [UInt8]?
+    private var problem: String?
+    private(set) var headersRead = 0
+    private(set) var entriesReused = 0
+
+    /// The cache for `category` in `directory` (nil: none). A missing or unreadable file is an empty cache.
     init(directory: String?, category: LibraryCategory) {
         folder = category.path
         file = directory.map { "\($0)/\(Self.fileName(for: category.path))" }
-        if let file, let text = try? FileBytes.readText(file) { loaded = Self.parse(text) }
+        guard let file else { return }
+        if let reader = LineReader(path: file), let first = reader.nextLine(),
+            first.bytes.dropLast().elementsEqual(Self.formatLine.utf8)
+        {
+            self.reader = reader
+            advance()
+        } else {
+            // No cache yet (or one not of this format): a new one is written from the start.
+            changed = true
+            startWriting()
+        }
     }
 
     /// The file name for a category folder: its path hashed (FNV-1a), so any folder name gives a plain file name.
@@ -55,76 +74,129 @@ final class HeaderCache {
         return String(repeating: "0", count: 16 - hex.count) + hex + ".tsv"
     }
 
-    /// The facts of `path` and its modification time in seconds; `read` is asked only when the cache has no
-    /// entry for the file as it is now. Nil when the file cannot be looked at.
+    /// The facts of `path` and its modification time in seconds; `read` is asked only when the cache has no entry
+    /// for the file as it is now. Nil when the file cannot be looked at. Paths are asked for in increasing byte
+    /// order of their part inside the category; one asked out of that order is read and not kept.
     func facts(of path: String, read: (String) -> Facts?) -> (facts: Facts?, modified: Double)? {
         var status = stat()
         guard stat(path, &status) == 0 else { return nil }
         let modified = Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec)
         let size = Int64(status.st_size)
-        let key = relative(path)
-        if let entry = loaded[key], entry.size == size, entry.modified == modified {
-            seen[key] = entry
-            entriesReused += 1
-            return (entry.facts, Double(status.st_mtim.tv_sec))
+        let seconds = Double(status.st_mtim.tv_sec)
+        let prefix = folder.utf8.count + 1
+        let key = Array(path.utf8.dropFirst(prefix))
+        guard path.utf8.count > prefix, path.hasPrefix(folder + "/"), !key.contains(UInt8(ascii: "\n")),
+            !key.contains(UInt8(ascii: "\t")), lastAsked.map({ $0.lexicographicallyPrecedes(key) }) ?? true
+        else {
+            headersRead += 1
+            return (read(path), seconds)
         }
-        let facts = read(path)
+        lastAsked = key
+        // Entries before this path are of photos that went.
+        while let line = pending, line.path.lexicographicallyPrecedes(key) {
+            noteChange(before: line.offset)
+            advance()
+        }
+        if let line = pending, line.path.elementsEqual(key) {
+            if line.size == size, line.modified == modified {
+                advance()
+                entriesReused += 1
+                writer?.append(line.bytes)
+                return (line.facts, seconds)
+            }
+            noteChange(before: line.offset)
+            advance()
+        }
+        noteChange(before: pending?.offset)
         headersRead += 1
+        let facts = read(path)
         // A header that cannot be read now (a file still arriving) is not remembered.
-        if let facts { seen[key] = Entry(size: size, modified: modified, facts: facts) }
-        return (facts, Double(status.st_mtim.tv_sec))
+        if let facts {
+            let date = facts.captureDate.map { "\($0)" } ?? "-"
+            let dimensions = facts.uprightSize.map { "\($0.width)\t\($0.height)" } ?? "-\t-"
+            writer?.append(Array("\(size)\t\(modified)\t\(date)\t\(dimensions)\t".utf8)[...])
+            writer?.append(key[...])
+            writer?.append([UInt8(ascii: "\n")][...])
+        }
+        return (facts, seconds)
     }
 
-    /// Writes what this index saw, when it differs from what was loaded. A cache that cannot be written is only
-    /// slower next time: the reason is returned for one log line.
+    /// Finishes the file: entries never asked for are of photos that went. Written only when something changed;
+    /// a cache that cannot be written is only slower next time, and the reason is returned for one log line.
     func save() -> String? {
-        guard let file else { return nil }
-        let unchanged =
-            seen.count == loaded.count
-            && seen.allSatisfy { key, entry in
-                loaded[key].map { $0.size == entry.size && $0.modified == entry.modified && $0.facts == entry.facts }
-                    ?? false
-            }
-        if unchanged { return nil }
-        var text = Self.formatLine + "\n"
-        for (key, entry) in seen where !key.contains("\n") && !key.contains("\t") {
-            let date = entry.facts.captureDate.map { "\($0)" } ?? "-"
-            let size = entry.facts.uprightSize.map { "\($0.width)\t\($0.height)" } ?? "-\t-"
-            text += "\(entry.size)\t\(entry.modified)\t\(date)\t\(size)\t\(key)\n"
+        while let line = pending {
+            noteChange(before: line.offset)
+            advance()
         }
+        reader = nil
+        guard let file, changed else { return problem }
+        if writer == nil { startWriting() }
+        if let failure = writer?.finish(renamingTo: file) {
+            problem =
+                problem ?? "the header cache \(file) was not saved (\(failure)); the next start reads the "
+                + "headers again"
+        }
+        writer = nil
+        return problem
+    }
+
+    private func advance() {
+        pending = nil
+        while let next = reader?.nextLine() {
+            if let line = Self.parse(next.bytes, offset: next.offset) {
+                pending = line
+                return
+            }
+            noteChange(before: next.offset)
+        }
+    }
+
+    /// From the first difference on the file is written again: the lines taken unchanged so far (everything before
+    /// `offset`, or everything read when nil) are copied first.
+    private func noteChange(before offset: Int?) {
+        guard !changed else { return }
+        changed = true
+        startWriting(copying: offset ?? reader?.consumed ?? 0)
+    }
+
+    private func startWriting(copying count: Int = 0) {
+        guard let file, writer == nil, problem == nil else { return }
         do {
             try FileBytes.createDirectories(FileBytes.directory(of: file))
-            try FileBytes.writeAtomically(Array(text.utf8), to: file)
-        } catch {
-            return "the header cache \(file) was not saved (\(error)); the next start reads the headers again"
-        }
-        return nil
-    }
-
-    private func relative(_ path: String) -> String {
-        path.hasPrefix(folder + "/") ? String(path.utf8.dropFirst(folder.utf8.count + 1)) ?? path : path
-    }
-
-    /// The entries of a cache file; lines that do not read are skipped (the photo's header is read again).
-    private static func parse(_ text: String) -> [String: Entry] {
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: true)[...]
-        guard lines.first == Substring(formatLine) else { return [:] }
-        lines = lines.dropFirst()
-        var entries: [String: Entry] = [:]
-        entries.reserveCapacity(lines.count)
-        for line in lines {
-            let fields = line.split(separator: "\t", maxSplits: 5, omittingEmptySubsequences: false)
-            guard fields.count == 6, let size = Int64(fields[0]), let modified = Int64(fields[1]) else { continue }
-            let captureDate = Double(fields[2])
-            let uprightSize: Size?
-            if let width = Int(fields[3]), let height = Int(fields[4]), width > 0, height > 0 {
-                uprightSize = Size(width: width, height: height)
+            let writer = try BufferedWriter(path: "\(file).tmp-\(getpid())")
+            if let reader, count > 0 {
+                try reader.copyStart(count, to: writer)
             } else {
-                uprightSize = nil
+                writer.append(Array((Self.formatLine + "\n").utf8)[...])
             }
-            entries[String(fields[5])] = Entry(
-                size: size, modified: modified, facts: Facts(captureDate: captureDate, uprightSize: uprightSize))
+            self.writer = writer
+        } catch {
+            problem = "the header cache \(file) was not saved (\(error)); the next start reads the headers again"
         }
-        return entries
+    }
+
+    private static func parse(_ bytes: ArraySlice<UInt8>, offset: Int) -> Line? {
+        let fields = bytes.dropLast().split(
+            separator: UInt8(ascii: "\t"), maxSplits: 5, omittingEmptySubsequences: false)
+        guard fields.count == 6, let size = number(fields[0]), let modified = number(fields[1]), !fields[5].isEmpty
+        else { return nil }
+        let captureDate = Double(String(decoding: fields[2], as: UTF8.self))
+        var uprightSize: Size?
+        if let width = number(fields[3]), let height = number(fields[4]), width > 0, height > 0 {
+            uprightSize = Size(width: Int(width), height: Int(height))
+        }
+        return Line(
+            path: fields[5], size: size, modified: modified,
+            facts: Facts(captureDate: captureDate, uprightSize: uprightSize), bytes: bytes, offset: offset)
+    }
+
+    private static func number(_ bytes: ArraySlice<UInt8>) -> Int64? {
+        guard !bytes.isEmpty, bytes.count <= 19 else { return nil }
+        var value: Int64 = 0
+        for byte in bytes {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            value = value * 10 + Int64(byte - UInt8(ascii: "0"))
+        }
+        return value
     }
 }

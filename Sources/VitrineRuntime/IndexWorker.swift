@@ -1,3 +1,4 @@
+import CLinux
 import VitrineCore
 
 /// The background thread that reads categories (folder listings, headers for `newest` order and portrait pairs),
@@ -19,7 +20,7 @@ final class IndexWorker: @unchecked Sendable {
     }
 
     struct Refresh: Sendable {
-        var known: [Slide]
+        var known: SlideCatalog
         /// Files closed after writing since the last look: their slides count as added (replaced) too.
         var finished: Set<String>
         /// The library folder was replaced: every slide counts as new.
@@ -27,7 +28,7 @@ final class IndexWorker: @unchecked Sendable {
     }
 
     enum Result: Sendable {
-        case indexed([Slide])
+        case indexed(SlideCatalog)
         case changed(added: [Slide], removed: [SlideID])
         case failed(FileError)
     }
@@ -92,7 +93,11 @@ final class IndexWorker: @unchecked Sendable {
         }
     }
 
+    /// The nice value of the index thread: reading 100,000 headers must not delay a flip on the player's thread.
+    static let niceness: Int32 = 10
+
     private func run() {
+        _ = vitrine_lower_thread_priority(Self.niceness)
         while true {
             let next: (serial: Int, job: Job)? = monitor.locked {
                 while waiting == nil && !stopping { monitor.wait() }
@@ -131,10 +136,10 @@ final class IndexWorker: @unchecked Sendable {
         }
         let result: Result
         if let refresh = job.refresh {
-            let changes = Self.changes(from: refresh, to: index.slides)
+            let changes = Self.changes(from: refresh, to: index.catalog)
             result = .changed(added: changes.added, removed: changes.removed)
         } else {
-            result = .indexed(index.slides)
+            result = .indexed(index.catalog)
         }
         return Outcome(
             serial: serial, job: job, result: result, seconds: MonotonicClock.seconds() - started,
@@ -142,15 +147,23 @@ final class IndexWorker: @unchecked Sendable {
     }
 
     /// What a refresh found: slides that are new or whose files changed (or were written again), and slides gone.
-    static func changes(from refresh: Refresh, to current: [Slide]) -> (added: [Slide], removed: [SlideID]) {
-        let known = Dictionary(refresh.known.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        let currentIDs = Set(current.map(\.id))
-        let removed = known.keys.filter { !currentIDs.contains($0) }.sorted { $0.description < $1.description }
-        // In a replaced tree every file may be new, whatever its name.
-        let added = current.filter { slide in
-            guard let old = known[slide.id], !refresh.treeReplaced else { return true }
-            return old.files != slide.files || slide.files.contains { refresh.finished.contains($0) }
+    static func changes(from refresh: Refresh, to current: SlideCatalog) -> (added: [Slide], removed: [SlideID]) {
+        let known = refresh.known
+        var added: [Slide] = []
+        for index in current.byName {
+            // In a replaced tree every file may be new, whatever its name.
+            guard !refresh.treeReplaced, let old = known.index(of: current.id(at: index)) else {
+                added.append(current.slide(at: index))
+                continue
+            }
+            if !current.sameFiles(index, as: known, old) {
+                added.append(current.slide(at: index))
+            } else if !refresh.finished.isEmpty {
+                let slide = current.slide(at: index)
+                if slide.files.contains(where: refresh.finished.contains) { added.append(slide) }
+            }
         }
-        return (added, removed)
+        let removed = known.byName.map { known.id(at: $0) }.filter { current.index(of: $0) == nil }
+        return (added, removed.sorted { $0.description < $1.description })
     }
 }

@@ -86,6 +86,8 @@ public final class PlayerRuntime {
     private var presentedCount = 0
     private var sleep = SleepDetector(offset: SleepClock.offset(), suspendCount: SleepClock.suspendCount())
     private var exitStatus: Int32?
+    /// The longest time the loop spent on one wake-up since the last `status` (a flip or a key waits that long).
+    private var longestTurn = 0.0
     private let crossfader: Crossfader
     /// A fade holds the outgoing and the incoming frame, and a decode the viewer asks for during it a third; they
     /// are on top of the minimum (two scanout buffers and one frame), with this much left for decoding.
@@ -329,6 +331,8 @@ public final class PlayerRuntime {
         if metricsWriter != nil { metricsTimer.arm(at: MonotonicClock.seconds()) }
         while exitStatus == nil {
             let ready = loop.wait()
+            let woke = MonotonicClock.seconds()
+            defer { longestTurn = max(longestTurn, MonotonicClock.seconds() - woke) }
             // Before anything that woke us: a deadline that passed while the system slept must not advance the show.
             noticeSleep()
             for event in ready {
@@ -733,14 +737,14 @@ public final class PlayerRuntime {
         if let problem = outcome.cacheProblem { log(.warning, problem) }
         let name = outcome.job.category.name
         switch outcome.result {
-        case .indexed(let slides):
+        case .indexed(let catalog):
             let cache =
                 outcome.headersRead + outcome.cacheHits > 0
                 ? ", \(outcome.headersRead) headers read, \(outcome.cacheHits) from the cache" : ""
             log(
-                "indexed \(Player.label(name)): \(slides.count) slides in "
+                "indexed \(Player.label(name)): \(catalog.count) slides in "
                     + "\(JSONText.number((outcome.seconds * 1000).rounded())) ms\(cache)")
-            send(.indexed(category: name, slides: slides, now: now))
+            send(.indexed(category: name, catalog: catalog, now: now))
         case .changed(let added, let removed):
             // New photos first: when everything is replaced at once, the show goes from the old photo to a new one
             // instead of through an empty category (a black frame).
@@ -768,7 +772,7 @@ public final class PlayerRuntime {
                 category: category, order: player.options.order, pairPortraits: pairsPortraits,
                 beingWritten: watcher.beingWritten,
                 refresh: IndexWorker.Refresh(
-                    known: playlist.round, finished: changes.finished, treeReplaced: changes.rootReplaced)))
+                    known: playlist.catalog, finished: changes.finished, treeReplaced: changes.rootReplaced)))
     }
 
     private func deliver(_ outcome: DecodeWorker.Outcome, now: Double) {
@@ -960,7 +964,9 @@ public final class PlayerRuntime {
             "\"rss_mib\":\(mib(ProcessMemory.residentBytes()))",
             "\"flips\":\(display.flips)",
             "\"modesets\":\(display.modesets)",
+            "\"longest_turn_ms\":\(JSONText.number((longestTurn * 1000).rounded()))",
         ]
+        longestTurn = 0
         return "{" + fields.joined(separator: ",") + "}"
     }
 }

@@ -1,0 +1,88 @@
+/// The photo files of one category while it is read: their paths inside the category packed in one buffer, then
+/// sorted and grouped into slides (an original `NAME.jpg` and its renditions `NAME@WxH.jpg` share a name).
+struct PhotoFileList {
+    private struct Record {
+        var start: UInt32
+        var length: UInt16
+        /// The slide name's length: the path without the extension and the rendition size.
+        var nameLength: UInt16
+        /// A rendition's size from its name; 0 by 0 for an original.
+        var width: Int32
+        var height: Int32
+    }
+
+    private var text: [UInt8] = []
+    private var records: [Record] = []
+
+    var count: Int { records.count }
+
+    /// One photo file: `prefix` is its folder inside the category (`2024/`, or empty), `fileName` its name.
+    mutating func add(prefix: [UInt8], fileName: String) {
+        let length = prefix.count + fileName.utf8.count
+        // Longer than any path Linux opens (PATH_MAX is 4096), or past 4 GiB of names: not a photo of this world.
+        guard length <= Int(UInt16.max), text.count + length < Int(UInt32.max) else { return }
+        var record = Record(start: UInt32(text.count), length: UInt16(length), nameLength: 0, width: 0, height: 0)
+        if let parts = Library.renditionParts(of: fileName), parts.size.width <= Int(Int32.max),
+            parts.size.height <= Int(Int32.max)
+        {
+            record.nameLength = UInt16(prefix.count + parts.name.utf8.count)
+            record.width = Int32(parts.size.width)
+            record.height = Int32(parts.size.height)
+        } else {
+            let stem = fileName.utf8.lastIndex(of: UInt8(ascii: ".")).map { fileName.utf8[..<$0].count }
+            record.nameLength = UInt16(prefix.count + (stem ?? fileName.utf8.count))
+        }
+        text.append(contentsOf: prefix)
+        text.append(contentsOf: fileName.utf8)
+        records.append(record)
+    }
+
+    private func name(_ record: Record) -> ArraySlice<UInt8> {
+        text[Int(record.start)..<Int(record.start) + Int(record.nameLength)]
+    }
+
+    private func path(_ record: Record) -> ArraySlice<UInt8> {
+        text[Int(record.start)..<Int(record.start) + Int(record.length)]
+    }
+
+    /// The slides, in natural order of their names. Two originals of one name (`a.jpg` and `a.jpeg`): the first in
+    /// natural order of the file names counts.
+    func catalog(category: LibraryCategory) -> SlideCatalog {
+        var order = records.indices.map { Int32($0) }
+        order.sort { first, second in
+            let (a, b) = (records[Int(first)], records[Int(second)])
+            let (nameA, nameB) = (name(a), name(b))
+            if !nameA.elementsEqual(nameB) { return NaturalOrder.less(bytes: nameA, nameB) }
+            if (a.width == 0) != (b.width == 0) { return a.width == 0 }
+            return NaturalOrder.less(bytes: path(a), path(b))
+        }
+        var catalog = SlideCatalog(category: category.name, folder: category.path)
+        catalog.reserveCapacity(entries: records.count, textBytes: text.count)
+        var start = 0
+        while start < order.count {
+            let first = records[Int(order[start])]
+            var end = start + 1
+            while end < order.count, name(records[Int(order[end])]).elementsEqual(name(first)) { end += 1 }
+            let group = order[start..<end].map { records[Int($0)] }
+            start = end
+            let original = group.first { $0.width == 0 }
+            let renditions = group.filter { $0.width > 0 }
+            if let original, renditions.isEmpty {
+                catalog.appendInNameOrder(
+                    name: name(original),
+                    tail: text[
+                        Int(original.start) + Int(original.nameLength)..<Int(original.start) + Int(original.length)])
+                continue
+            }
+            let slideName = String(decoding: name(first), as: UTF8.self)
+            let file = { (record: Record) in "\(category.path)/\(String(decoding: path(record), as: UTF8.self))" }
+            catalog.appendInNameOrder(
+                Slide(
+                    id: SlideID(category: category.name, name: slideName), original: original.map(file),
+                    renditions: renditions.map {
+                        Slide.Rendition(path: file($0), size: Size(width: Int($0.width), height: Int($0.height)))
+                    }))
+        }
+        return catalog
+    }
+}

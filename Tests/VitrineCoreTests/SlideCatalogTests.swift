@@ -1,0 +1,87 @@
+import Testing
+import VitrineTestSupport
+
+@testable import VitrineCore
+
+/// The packed catalog must give back exactly the slides a plain list would: names, files, order, renditions and
+/// pairs, replacement and removal, with indices that stay put until compaction.
+@Suite struct SlideCatalogTests {
+    static let folder = "/lib/Trip"
+
+    static func plain(_ name: String, tail: String = ".jpg", timestamp: Double = 0) -> Slide {
+        Slide(
+            id: SlideID(category: "Trip", name: name), original: "\(folder)/\(name)\(tail)", renditions: [],
+            timestamp: timestamp)
+    }
+
+    @Test func plainPhotosPackAndComeBackWhole() {
+        let slides = [
+            Self.plain("img10"), Self.plain("Img2", tail: ".JPEG"), Self.plain("2024/nested"), Self.plain("été"),
+            Self.plain("b", timestamp: 1_700_000_000),
+        ]
+        let withRendition = Slide(
+            id: SlideID(category: "Trip", name: "beach"), original: "\(Self.folder)/beach.jpg",
+            renditions: [Slide.Rendition(path: "\(Self.folder)/beach@800x480.jpg", size: Size(width: 800, height: 480))]
+        )
+        let elsewhere = Slide(id: SlideID(category: "Trip", name: "far"), original: "/mnt/far.jpg", renditions: [])
+        let catalog = SlideCatalog(slides + [withRendition, elsewhere], folder: Self.folder)
+        #expect(catalog.count == 7)
+        #expect(catalog.slides.map(\.id.name) == ["2024/nested", "b", "beach", "far", "Img2", "img10", "été"])
+        for slide in slides + [withRendition, elsewhere] {
+            let index = catalog.index(of: slide.id)
+            #expect(index.map { catalog.slide(at: $0) } == slide)
+        }
+        #expect(catalog.index(of: SlideID(category: "Trip", name: "img1")) == nil)
+        #expect(catalog.index(of: SlideID(category: "Other", name: "img10")) == nil)
+    }
+
+    @Test func replacedAndRemovedEntriesKeepOtherIndicesUntilCompaction() throws {
+        var catalog = SlideCatalog((0..<6).map { Self.plain("p\($0)") }, folder: Self.folder)
+        let p4 = try #require(catalog.index(of: SlideID(category: "Trip", name: "p4")))
+        let added = catalog.append([Self.plain("p2", tail: ".jpeg"), Self.plain("p9")])
+        #expect(catalog.count == 7)
+        #expect(catalog.removedCount == 1)
+        #expect(catalog.slide(at: added[0]).original == "\(Self.folder)/p2.jpeg")
+        #expect(catalog.index(of: SlideID(category: "Trip", name: "p4")) == p4)
+        catalog.remove([p4])
+        #expect(catalog.slides.map(\.id.name) == ["p0", "p1", "p2", "p3", "p5", "p9"])
+        #expect(!catalog.isLive(p4))
+        let (compacted, renumbered) = catalog.compacted()
+        #expect(compacted.slides == catalog.slides)
+        #expect(compacted.removedCount == 0)
+        #expect(compacted.capacity == 6)
+        #expect(renumbered[Int(p4)] == -1)
+        #expect(compacted.slide(at: renumbered[Int(added[1])]).id.name == "p9")
+    }
+
+    @Test func mergingFindsEachArrivalsPlaceAfterItsTies() {
+        let existing: [Int32] = [10, 20, 20, 30, 40]
+        let merged = SlideCatalog.merged(existing, [5, 20, 25, 45]) { $0 < $1 }
+        #expect(merged == [5, 10, 20, 20, 20, 25, 30, 40, 45])
+        #expect(SlideCatalog.merged([], [1, 2]) { $0 < $1 } == [1, 2])
+        #expect(SlideCatalog.merged([1, 2], []) { $0 < $1 } == [1, 2])
+    }
+
+    /// A listing packed straight from the folder gives the slides the old per-file grouping gave, for names that
+    /// are ASCII or not, two originals of one name, and renditions alone.
+    @Test func aPackedListingGroupsOriginalsAndRenditions() throws {
+        let folder = try TemporaryFolder()
+        for name in [
+            "Trip/a.jpeg", "Trip/a.jpg", "Trip/b@800x480.jpg", "Trip/b@1920x1080.jpg", "Trip/Zürich.jpg",
+            "Trip/zebra.JPG", "Trip/x/y/deep.jpg", "Trip/c.jpg",
+        ] {
+            try folder.write(name, [1])
+        }
+        let library = Library(root: folder.path)
+        let category = LibraryCategory(name: "Trip", path: "\(folder.path)/Trip")
+        let catalog = try #require(try library.catalog(of: category, isCancelled: { false }))
+        let slides = catalog.slides
+        #expect(slides.map(\.id.name) == ["a", "b", "c", "x/y/deep", "zebra", "Zürich"])
+        #expect(slides[0].original == "\(folder.path)/Trip/a.jpeg")
+        #expect(slides[1].original == nil)
+        #expect(slides[1].renditions.map(\.size) == [Size(width: 800, height: 480), Size(width: 1920, height: 1080)])
+        #expect(slides[3].original == "\(folder.path)/Trip/x/y/deep.jpg")
+        #expect(slides[4].original == "\(folder.path)/Trip/zebra.JPG")
+        #expect(try library.catalog(of: category, isCancelled: { true }) == nil)
+    }
+}
