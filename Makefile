@@ -10,7 +10,7 @@ PORTRAIT_PHOTOS := $(PHOTOS)/cam_canon_ixus40_portrait_440_thumb.jpg $(PHOTOS)/o
 # Debian packages: build and test, then the extra tools the benchmarks compare against.
 BUILD_PACKAGES := pkg-config libjpeg62-turbo-dev libturbojpeg0-dev zlib1g-dev libdrm-dev libudev-dev libinput-dev libfreetype-dev fonts-dejavu-core
 CHECK_PACKAGES := python3-pil
-BENCH_PACKAGES := libjpeg-turbo-progs libvips-tools python3-pil time
+BENCH_PACKAGES := libjpeg-turbo-progs libvips-tools python3-pil time rsync
 # The deployment checks: shellcheck, systemd-analyze (systemd), useradd --prefix (passwd), python3 for JSON.
 DEPLOY_CHECK_PACKAGES := shellcheck systemd passwd python3
 # The fault tests sync with rsync, read snapshots with Pillow and mount a FUSE share with bindfs.
@@ -181,6 +181,7 @@ bench: release bench-deps
 	Tests/Benchmarks/play.sh --vitrine .build/release/vitrine $(BASELINE_PHOTOS)
 	Tests/Benchmarks/look.sh --vitrine .build/release/vitrine $(addprefix --play ,$(BASELINE_PHOTOS)) \
 	  $(wildcard $(PHOTOS)/large_*.jpg) $(PORTRAIT_PHOTOS)
+	/usr/bin/python3 Tests/Benchmarks/scale.py --vitrine .build/release/vitrine $(BASELINE_PHOTOS)
 
 clean:
 	rm -rf .build build
