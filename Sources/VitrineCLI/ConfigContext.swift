@@ -1,5 +1,6 @@
 import VitrineCore
 import VitrineImage
+import VitrineRuntime
 
 #if canImport(Glibc)
     import Glibc
@@ -34,7 +35,15 @@ struct ConfigContext {
 
     /// The device table: `--devices`, else the config's `deviceTable` (when it names one, or when `devices.json`
     /// is beside the config), else /etc/vitrine/devices.json, else the table compiled in.
+    /// The fallback rule sizes its budget from this board's memory.
     func deviceTable(explicit: String?) throws(ConfigError) -> DeviceTable {
+        var table = try loadDeviceTable(explicit: explicit)
+        let total = ProcessMemory.totalBytes()
+        if total > 0 { table.boardMemoryMiB = total >> 20 }
+        return table
+    }
+
+    private func loadDeviceTable(explicit: String?) throws(ConfigError) -> DeviceTable {
         if let explicit { return try DeviceTable.load(path: explicit) }
         if path != nil && (settings.deviceTableIsSet || FileBytes.exists(settings.deviceTable)) {
             return try DeviceTable.load(path: settings.deviceTable)

@@ -329,7 +329,9 @@ public enum BuiltInDeviceTable {
     "baseMemoryMiB": 24,
     "framesInBudget": 6,
     "transition": "fade",
-    "transitionSeconds": 1.0
+    "transitionSeconds": 1.0,
+    "boardMemoryShare": 0.125,
+    "maxMemoryMiB": 256
   }
 }
 """#

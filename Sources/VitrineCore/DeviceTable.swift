@@ -8,10 +8,16 @@ public struct DeviceTable: Sendable {
         public var framesInBudget: Int
         public var transition: Transition
         public var transitionSeconds: Double
+        /// The share of the board's memory a derived profile's budget may grow to (0: the rule alone), and the most
+        /// it grows to: an unknown panel on a board with room gets a budget that shows progressive photos.
+        public var boardMemoryShare: Double = 0.125
+        public var maxMemoryMiB: Int = 256
     }
 
     public var profiles: [DeviceProfile]
     public var fallback: Fallback
+    /// The board's memory (MemTotal) in MiB, when known: the fallback's budget grows with it.
+    public var boardMemoryMiB: Int?
 
     /// No panels, the default fallback rule: for probing screens when no table can be read.
     public static let fallbackOnly = DeviceTable(
@@ -68,6 +74,7 @@ public struct DeviceTable: Sendable {
     public static let matchKeyNames = ["connector", "mode", "edidName"]
     public static let fallbackKeyNames = [
         "name", "maxComposePixels", "fit", "baseMemoryMiB", "framesInBudget", "transition", "transitionSeconds",
+        "boardMemoryShare", "maxMemoryMiB",
     ]
 
     public static let connectorTypes = [
@@ -146,7 +153,9 @@ public struct DeviceTable: Sendable {
             baseMemoryMiB: try object.integer("baseMemoryMiB", in: 0...65536) ?? 24,
             framesInBudget: try object.integer("framesInBudget", in: 3...64) ?? 6,
             transition: try object.choice("transition", as: Transition.self) ?? .fade,
-            transitionSeconds: try object.number("transitionSeconds", in: 0.05...10) ?? 1)
+            transitionSeconds: try object.number("transitionSeconds", in: 0.05...10) ?? 1,
+            boardMemoryShare: try object.number("boardMemoryShare", in: 0...0.75) ?? 0.125,
+            maxMemoryMiB: try object.integer("maxMemoryMiB", in: 0...65536) ?? 256)
     }
 
     /// The profile for a panel: the most specific matching entry (EDID name, then connector type, then mode alone;
@@ -168,6 +177,14 @@ public struct DeviceTable: Sendable {
         return best?.profile ?? derivedProfile(for: panel)
     }
 
+    /// `baseMemoryMiB` plus `framesInBudget` frames, raised toward `boardMemoryShare` of the board's memory (at
+    /// most `maxMemoryMiB`) when the board is known.
+    public func fallbackBudgetMiB(frameMiB: Int) -> Int {
+        let rule = fallback.baseMemoryMiB + fallback.framesInBudget * frameMiB
+        guard let board = boardMemoryMiB, board > 0, fallback.boardMemoryShare > 0 else { return rule }
+        return max(rule, min(Int(Double(board) * fallback.boardMemoryShare), fallback.maxMemoryMiB))
+    }
+
     /// The fallback rule's profile. `atNativeSize` keeps the panel's own size (when no smaller mode exists to
     /// scan out a halved canvas).
     public func derivedProfile(for panel: PanelDescription, atNativeSize: Bool = false) -> DeviceProfile {
@@ -181,7 +198,7 @@ public struct DeviceTable: Sendable {
             id: "fallback-\(panel.mode)", name: "\(fallback.name) (\(panel.mode))",
             connectors: panel.connectorType.map { [$0] } ?? [], mode: panel.mode, edidName: panel.edidName,
             compose: compose, rotation: .none, rendition: compose, fit: fallback.fit,
-            memoryBudgetMiB: fallback.baseMemoryMiB + fallback.framesInBudget * frameMiB,
+            memoryBudgetMiB: fallbackBudgetMiB(frameMiB: frameMiB),
             note: halved, transition: fallback.transition, transitionSeconds: fallback.transitionSeconds,
             isDerived: true)
     }

@@ -21,12 +21,24 @@ public struct Library: Sendable {
     /// Whether a file name is a photo the library shows. Hidden files, partial downloads and editor backups are
     /// skipped: they are either not the user's photos or not finished yet.
     public static func isPhotoName(_ name: String) -> Bool {
-        if name.hasPrefix(".") || name.hasSuffix("~") { return false }
-        let lower = name.lowercased()
-        for partial in [".part", ".tmp", ".crdownload", ".partial", ".download"] where lower.hasSuffix(partial) {
-            return false
+        let bytes = name.utf8
+        guard let first = bytes.first, first != UInt8(ascii: "."), bytes.last != UInt8(ascii: "~") else { return false }
+        for partial in partialSuffixes where hasSuffix(bytes, partial) { return false }
+        return hasSuffix(bytes, ".jpg") || hasSuffix(bytes, ".jpeg")
+    }
+
+    private static let partialSuffixes: [StaticString] = [".part", ".tmp", ".crdownload", ".partial", ".download"]
+
+    /// Whether `bytes` ends with `suffix` (lowercase ASCII), ignoring ASCII case: no lowercased copy of the name,
+    /// which a listing of 100,000 files would make 100,000 times.
+    private static func hasSuffix(_ bytes: String.UTF8View, _ suffix: StaticString) -> Bool {
+        let count = suffix.utf8CodeUnitCount
+        guard bytes.count >= count else { return false }
+        return suffix.withUTF8Buffer { wanted in
+            zip(bytes.suffix(count), wanted).allSatisfy { byte, lower in
+                (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte) == lower
+            }
         }
-        return lower.hasSuffix(".jpg") || lower.hasSuffix(".jpeg")
     }
 
     /// Splits `NAME@WxH.jpg` into `NAME` and the size; nil for a plain photo name.
@@ -56,10 +68,12 @@ public struct Library: Sendable {
     public func categories() throws(FileError) -> [LibraryCategory] {
         var found: [LibraryCategory] = []
         var rootHasPhotos = false
-        for entry in try Self.list(root) {
-            if entry.isDirectory {
-                found.append(LibraryCategory(name: entry.name, path: "\(root)/\(entry.name)"))
-            } else if entry.isRegularFile && Self.isPhotoName(entry.name) {
+        // A flat library has its photos in the root: this runs on the player's thread whenever one arrives, so
+        // the entries are looked at one by one and names only until the first photo.
+        try Self.forEachEntry(root) { name, isDirectory, isRegularFile in
+            if isDirectory {
+                found.append(LibraryCategory(name: name, path: "\(root)/\(name)"))
+            } else if !rootHasPhotos, isRegularFile, Self.isPhotoName(name) {
                 rootHasPhotos = true
             }
         }

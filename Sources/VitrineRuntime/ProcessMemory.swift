@@ -24,9 +24,14 @@ public enum ProcessMemory {
     }
 
     /// `MemAvailable` from `/proc/meminfo`, in bytes.
-    public static func availableBytes() -> Int {
+    public static func availableBytes() -> Int { meminfo("MemAvailable:") }
+
+    /// `MemTotal` from `/proc/meminfo` (the board's memory), in bytes.
+    public static func totalBytes() -> Int { meminfo("MemTotal:") }
+
+    private static func meminfo(_ field: String) -> Int {
         guard let text = try? FileBytes.readText("/proc/meminfo") else { return 0 }
-        for line in text.split(separator: "\n") where line.hasPrefix("MemAvailable:") {
+        for line in text.split(separator: "\n") where line.hasPrefix(field) {
             let number = line.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
             return number * 1024
         }

@@ -87,8 +87,10 @@ def write_config(path, library, cache, control, fade=False):
 
 
 def rsync_while_playing(vitrine, work, photos, base_count, arrivals):
+    # A flat library (photos in the root folder, as on a USB stick): every arrival also makes the player look at the
+    # category list.
     library = os.path.join(work, "rsync-library")
-    make_library(os.path.join(library, "Photos"), photos, base_count)
+    make_library(library, photos, base_count)
     source = os.path.join(work, "rsync-source")
     # rsync copies: the new photos are copies of the smallest photo given, so the run measures the player.
     smallest = min(photos, key=os.path.getsize)
@@ -114,9 +116,10 @@ def rsync_while_playing(vitrine, work, photos, base_count, arrivals):
                 sys.exit("scale.py: the player did not start playing within 60 s")
             time.sleep(0.05)
         ask(control, "status")  # the longest turn counts from here
-        sync = subprocess.Popen(["rsync", "-a", source + "/", os.path.join(library, "Photos") + "/"])
+        sync = subprocess.Popen(["rsync", "-a", source + "/", library + "/"])
         longest_trip = 0.0
         longest_turn = 0.0
+        largest_rss = 0.0
         joined_at = None
         started = time.monotonic()
         while True:
@@ -124,6 +127,7 @@ def rsync_while_playing(vitrine, work, photos, base_count, arrivals):
             status = json.loads(ask(control, "status"))
             longest_trip = max(longest_trip, time.monotonic() - sent)
             longest_turn = max(longest_turn, status["longest_turn_ms"] / 1000)
+            largest_rss = max(largest_rss, status["rss_mib"])
             if sync.poll() is not None and status["count"] == base_count + arrivals:
                 joined_at = time.monotonic() - started
                 break
@@ -131,7 +135,8 @@ def rsync_while_playing(vitrine, work, photos, base_count, arrivals):
                 break
             time.sleep(0.02)
         sync.wait()
-        return {"turn": longest_turn, "trip": longest_trip, "joined": joined_at, "count": status["count"]}
+        return {"turn": longest_turn, "trip": longest_trip, "joined": joined_at, "count": status["count"],
+                "rss": largest_rss}
     finally:
         player.terminate()
         player.wait(timeout=30)
@@ -180,13 +185,13 @@ def main():
                       f"{rss / 1048576:13.1f} {per_photo:12.0f}", flush=True)
                 results.append((count, order, cold, warm, per_photo))
             shutil.rmtree(library)
-        print(f"# rsync of {arguments.arrivals} new photos into a playing {max(sizes)}-photo category "
+        print(f"# rsync of {arguments.arrivals} new photos into a playing flat library of {max(sizes)} photos "
               f"(fades on, a slide every 0.5 s):")
         figures = rsync_while_playing(arguments.vitrine, work, photos, max(sizes), arguments.arrivals)
         joined = f"all joined the show {figures['joined']:.1f} s after the rsync began" if figures["joined"] \
             else f"only {figures['count'] - max(sizes)} joined within 120 s"
         print(f"longest loop turn {figures['turn'] * 1000:.0f} ms, longest status round trip "
-              f"{figures['trip'] * 1000:.0f} ms; {joined}")
+              f"{figures['trip'] * 1000:.0f} ms, largest RSS {figures['rss']:.1f} MiB; {joined}")
         largest = [result for result in results if result[0] == max(sizes)]
         verdicts = []
         for count, order, cold, warm, per_photo in largest:

@@ -57,6 +57,34 @@ import VitrineTestSupport
         #expect(huge.note?.contains("scales it up") == true)
     }
 
+    /// An unknown 1024x600 panel: the rule gives 24 MiB plus six 2.3 MiB frames (42 MiB), where an 11 MP
+    /// progressive photo needs 41 MiB for its decode alone. With the board's memory known the budget grows to an
+    /// eighth of it, at most 256 MiB; a share of 0 keeps the rule.
+    @Test func anUnknownPanelsBudgetGrowsWithTheBoardsMemory() throws {
+        let panel = PanelDescription(mode: Size(width: 1024, height: 600))
+        let second =
+            #"{"id": "fhd", "name": "FHD", "match": {"mode": "1920x1080"}, "compose": "1920x1080", "#
+            + #""rendition": "1920x1080", "memoryBudgetMiB": 64}"#
+        var table = try DeviceTable.parse(Self.profileTable(second), file: "t.json")
+        #expect(table.profile(for: panel).memoryBudgetMiB == 42)
+        table.boardMemoryMiB = 256
+        #expect(table.profile(for: panel).memoryBudgetMiB == 42)
+        table.boardMemoryMiB = 512
+        #expect(table.profile(for: panel).memoryBudgetMiB == 64)
+        table.boardMemoryMiB = 8192
+        #expect(table.profile(for: panel).memoryBudgetMiB == 256)
+        var fixed = try DeviceTable.parse(
+            Self.profileTable(second, extra: #""boardMemoryShare": 0, "maxMemoryMiB": 512"#), file: "t.json")
+        fixed.boardMemoryMiB = 8192
+        #expect(fixed.profile(for: panel).memoryBudgetMiB == 42)
+        var capped = try DeviceTable.parse(
+            Self.profileTable(second, extra: #""boardMemoryShare": 0.5, "maxMemoryMiB": 100"#), file: "t.json")
+        capped.boardMemoryMiB = 1024
+        #expect(capped.profile(for: panel).memoryBudgetMiB == 100)
+        // A known panel keeps its own budget.
+        #expect(capped.profile(for: PanelDescription(mode: Size(width: 800, height: 480))).memoryBudgetMiB == 32)
+    }
+
     static let twoProfiles = """
         {
           "version": 1,
