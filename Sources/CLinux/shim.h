@@ -10,6 +10,7 @@
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
 #include <sys/resource.h>
+#include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <sys/signalfd.h>
@@ -27,6 +28,20 @@
    indexing a large library must not take the CPU from the thread that paints and flips. */
 static inline int vitrine_lower_thread_priority(int niceness) {
     return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), niceness);
+}
+
+/* Puts the calling thread at idle priority for the CPU (SCHED_IDLE: it runs only when nothing else wants to) and
+   for the disk (IOPRIO_CLASS_IDLE): background renditions must never slow the show or the rest of the board. */
+static inline int vitrine_make_thread_idle(void) {
+    pid_t thread = (pid_t)syscall(SYS_gettid);
+    struct sched_param parameters = {0};
+#ifndef SCHED_IDLE
+#define SCHED_IDLE 5
+#endif
+    int cpu = sched_setscheduler(thread, SCHED_IDLE, &parameters);
+    /* ioprio_set(IOPRIO_WHO_PROCESS = 1, thread, IOPRIO_CLASS_IDLE = 3 << IOPRIO_CLASS_SHIFT 13) */
+    int disk = (int)syscall(SYS_ioprio_set, 1, thread, 3 << 13);
+    return cpu != 0 ? cpu : disk;
 }
 
 /* Peak resident set size of this process in KiB (ru_maxrss is in KiB on Linux, getrusage(2)). */

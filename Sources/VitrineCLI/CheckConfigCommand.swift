@@ -137,6 +137,7 @@ struct CheckConfigCommand {
         line("transition", settings.transition?.rawValue ?? "the device profile's")
         line("transitionSeconds", settings.transitionSeconds.map { "\(ConfigObject.format($0)) s" } ?? "the profile's")
         line("pairPortraits", settings.pairPortraits ? "yes" : "no")
+        line("backgroundRenditions", settings.backgroundRenditions ? "yes" : "no")
         line("caption", settings.caption.content.rawValue)
         line("captionPosition", settings.caption.position.rawValue)
         line("captionSize", ConfigObject.format(settings.caption.size))

@@ -33,6 +33,8 @@ public struct Settings: Sendable, Equatable {
     public var transitionSeconds: Double?
     /// On a landscape panel, two portrait photos in a row share the screen as one slide.
     public var pairPortraits = false
+    /// A photo refused for memory gets a rendition for this screen made in the background, then plays.
+    public var backgroundRenditions = true
     /// What each photo's caption says and where; `locale` nil means the date style of `$LC_ALL`/`$LC_TIME`/`$LANG`.
     public var caption = CaptionStyle()
     public var locale: DateStyle?
@@ -60,7 +62,7 @@ public struct Settings: Sendable, Equatable {
         "memoryBudgetMiB", "maxMegapixels", "display", "controlSocket", "keys", "screenSchedule", "fontPath",
         "transition", "transitionSeconds", "pairPortraits", "caption", "captionPosition", "captionSize", "locale",
         "metricsFile", "metricsInterval", "positionFile", "positionSaveInterval", "rescanInterval",
-        "headerCacheFolder",
+        "headerCacheFolder", "backgroundRenditions",
     ]
     public static let displayKeyNames = ["backend", "device", "connector", "mode", "headlessSize", "vtSwitching"]
     public static let scheduleKeyNames = ["off", "on"]
@@ -127,6 +129,7 @@ public struct Settings: Sendable, Equatable {
         settings.transition = try object.choice("transition", as: Transition.self)
         settings.transitionSeconds = try object.number("transitionSeconds", in: 0.05...10)
         settings.pairPortraits = try object.bool("pairPortraits") ?? false
+        settings.backgroundRenditions = try object.bool("backgroundRenditions") ?? true
         settings.caption.content = try object.choice("caption", as: CaptionStyle.Content.self) ?? .none
         settings.caption.position =
             try object.choice("captionPosition", as: CaptionStyle.Position.self) ?? settings.caption.position

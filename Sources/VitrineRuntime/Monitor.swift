@@ -15,7 +15,12 @@ final class Monitor: @unchecked Sendable {
         mutex.initialize(to: pthread_mutex_t())
         condition.initialize(to: pthread_cond_t())
         pthread_mutex_init(mutex, nil)
-        pthread_cond_init(condition, nil)
+        // Timed waits count on CLOCK_MONOTONIC: a wall clock set back must not stretch them.
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        pthread_cond_init(condition, &attributes)
+        pthread_condattr_destroy(&attributes)
     }
 
     deinit {
@@ -33,6 +38,16 @@ final class Monitor: @unchecked Sendable {
 
     /// Waits, with the lock held by the caller (inside `locked`), until another thread broadcasts.
     func wait() { pthread_cond_wait(condition, mutex) }
+
+    /// Waits like `wait()`, but at most `seconds`.
+    func wait(seconds: Double) {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        let total = Double(now.tv_sec) + Double(now.tv_nsec) / 1e9 + seconds
+        var deadline = timespec(
+            tv_sec: Int(total.rounded(.down)), tv_nsec: Int((total - total.rounded(.down)) * 1e9))
+        pthread_cond_timedwait(condition, mutex, &deadline)
+    }
 
     func broadcast() { pthread_cond_broadcast(condition) }
 }

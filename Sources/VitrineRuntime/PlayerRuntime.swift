@@ -14,7 +14,7 @@ import VitrineImage
 public final class PlayerRuntime {
     enum Token: UInt64 {
         case timer = 1, signals, decodes, library, vblank, control, schedule, hotplug, input, inputHold, banner
-        case watchdog, metrics, position, terminal, libraryCheck, rescan, indexes
+        case watchdog, metrics, position, terminal, libraryCheck, rescan, indexes, renditions
     }
 
     /// How often a missing library folder is looked for: a mount (USB stick, NAS) brings no inotify event.
@@ -62,6 +62,9 @@ public final class PlayerRuntime {
     private var awaitedIndex: Int?
     /// Changes to the active category seen while an index job was out: read once it is back.
     private var changesWaiting: LibraryWatcher.Changes?
+    private let renditionWakeup: Wakeup
+    /// Makes renditions of photos refused for memory (nil with `backgroundRenditions` off).
+    private let renditionMaker: RenditionMaker?
     private let watcher: LibraryWatcher
     private let display: DisplayController
     private let hotplug: HotplugMonitor?
@@ -170,6 +173,7 @@ public final class PlayerRuntime {
             timer = try MonotonicTimer()
             decodeWakeup = try Wakeup()
             indexWakeup = try Wakeup()
+            renditionWakeup = try Wakeup()
             watcher = try LibraryWatcher(root: settings.library)
             let snapshots = try configuration.snapshots.map { (directory) throws(RuntimeError) in
                 try SnapshotWriter(directory: directory, started: MonotonicClock.seconds())
@@ -215,6 +219,11 @@ public final class PlayerRuntime {
             fontPath: settings.fontPath ?? TextRenderer.defaultFont)
         indexer = IndexWorker(
             library: library, cacheDirectory: StateDirectory.headerCacheFolder(settings: settings), wakeup: indexWakeup)
+        renditionMaker =
+            settings.backgroundRenditions
+            ? RenditionMaker(
+                profile: profile, fit: settings.fit, maxMegapixels: settings.maxMegapixels, wakeup: renditionWakeup)
+            : nil
         screenDescription = opened.description
         profileNow = profile
         metricsWriter = settings.metricsFile.map { MetricsWriter(path: $0) }
@@ -293,6 +302,7 @@ public final class PlayerRuntime {
             try loop.add(signals.descriptor, token: Token.signals.rawValue)
             try loop.add(decodeWakeup.descriptor, token: Token.decodes.rawValue)
             try loop.add(indexWakeup.descriptor, token: Token.indexes.rawValue)
+            try loop.add(renditionWakeup.descriptor, token: Token.renditions.rawValue)
             try loop.add(watcher.descriptor, token: Token.library.rawValue)
             for descriptor in display.eventDescriptors { try loop.add(descriptor, token: Token.vblank.rawValue) }
             if let control { try loop.add(control.descriptor, token: Token.control.rawValue) }
@@ -313,6 +323,7 @@ public final class PlayerRuntime {
         }
         worker.start()
         indexer.start()
+        renditionMaker?.start()
         log(
             "playing \(library.root) on \(screenDescription) (profile \(profile.id), compose \(profile.compose), "
                 + "budget \(MemoryBudget.format(budget.limit)))" + (control.map { ", control socket \($0.path)" } ?? "")
@@ -356,6 +367,7 @@ public final class PlayerRuntime {
         terminal?.close()
         worker.stop()
         indexer.stop()
+        renditionMaker?.stop()
         control?.close()
         loop.close()
     }
@@ -383,6 +395,9 @@ public final class PlayerRuntime {
         case .indexes:
             indexWakeup.drain()
             for outcome in indexer.takeOutcomes() { indexed(outcome, now: now) }
+        case .renditions:
+            renditionWakeup.drain()
+            for outcome in renditionMaker?.takeOutcomes() ?? [] { renditionMade(outcome) }
         case .library:
             libraryChanged(watcher.read(), now: now)
             if watcher.rootMissing && !waitingForLibrary {
@@ -542,6 +557,7 @@ public final class PlayerRuntime {
             renderOptions.rotation = profile.rotation
             renderOptions.fit = configuration.settings.fit ?? profile.fit
             worker.setOptions(renderOptions)
+            renditionMaker?.setProfile(profile, fit: configuration.settings.fit)
             // New buffers once no flip is in flight; then `.redraw` paints the slide at the new size.
             display.plugged(sameMode: false, now: now)
         }
@@ -785,6 +801,30 @@ public final class PlayerRuntime {
         case .failure(let error):
             figures.filesSkipped += 1
             send(.decodeFailed(outcome.request, message: "\(error)", now: now))
+            healIfRefusedForMemory(error, slide: outcome.request.slide)
+        }
+    }
+
+    /// A photo (not a rendition) refused for the memory budget gets its rendition made in the background; the
+    /// library watcher brings it back into the show when it is written.
+    private func healIfRefusedForMemory(_ error: ImageError, slide: Slide) {
+        guard let renditionMaker, case .overBudget(let exceeded) = error.reason,
+            slide.photos.contains(where: { $0.original == error.file }),
+            renditionMaker.submit(RenditionMaker.Job(original: error.file, need: exceeded.requested))
+        else { return }
+        log(
+            .notice,
+            "\(error.file): a rendition for this screen will be made in the background when the board has room "
+                + "(\(MemoryBudget.format(2 * exceeded.requested + RenditionMaker.margin)) free), then it plays")
+    }
+
+    private func renditionMade(_ outcome: RenditionMaker.Outcome) {
+        let seconds = JSONText.number((outcome.seconds * 10).rounded() / 10)
+        switch outcome.result {
+        case .success(let rendition):
+            log("\(outcome.job.original): wrote \(rendition) in \(seconds) s; the photo plays again")
+        case .failure(let error):
+            log(.warning, "cannot make a rendition of \(outcome.job.original): \(error)")
         }
     }
 
