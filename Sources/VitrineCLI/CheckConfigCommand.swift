@@ -137,7 +137,6 @@ struct CheckConfigCommand {
         line("transition", settings.transition?.rawValue ?? "the device profile's")
         line("transitionSeconds", settings.transitionSeconds.map { "\(ConfigObject.format($0)) s" } ?? "the profile's")
         line("pairPortraits", settings.pairPortraits ? "yes" : "no")
-        line("backgroundRenditions", settings.backgroundRenditions ? "yes" : "no")
         line("caption", settings.caption.content.rawValue)
         line("captionPosition", settings.caption.position.rawValue)
         line("captionSize", ConfigObject.format(settings.caption.size))
@@ -151,6 +150,10 @@ struct CheckConfigCommand {
         line("positionFile", PositionStore.path(settings: settings) ?? "none (the show starts from the top)")
         line("rescanInterval", "\(ConfigObject.format(settings.rescanInterval)) s (network and FUSE libraries)")
         line("positionSaveInterval", "\(ConfigObject.format(settings.positionSaveInterval)) s")
+        line(
+            "renditionCacheFolder",
+            StateDirectory.renditionCacheFolder(settings: settings)
+                ?? "none (photos refused for memory are skipped)")
         line(
             "headerCacheFolder",
             StateDirectory.headerCacheFolder(settings: settings) ?? "none (headers are read again at every start)")

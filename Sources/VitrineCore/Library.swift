@@ -91,19 +91,30 @@ public struct Library: Sendable {
     /// The same, packed (see `SlideCatalog`), asking `isCancelled` before each folder is read; nil when it said
     /// yes. The names are gathered into one byte buffer and sorted there: a 100,000-photo folder never becomes
     /// 100,000 strings at once.
-    public func catalog(of category: LibraryCategory, isCancelled: () -> Bool) throws(FileError) -> SlideCatalog? {
+    /// Renditions made in the background are looked for in `renditionCache`, in folders mirroring the library's.
+    public func catalog(of category: LibraryCategory, renditionCache: String? = nil, isCancelled: () -> Bool)
+        throws(FileError) -> SlideCatalog?
+    {
         var files = PhotoFileList()
-        guard
-            try collect(
-                folder: category.path, prefix: [], depth: category.isRoot ? Self.maximumDepth : 0, into: &files,
-                isCancelled: isCancelled)
+        let depth = category.isRoot ? Self.maximumDepth : 0
+        guard try collect(folder: category.path, prefix: [], depth: depth, into: &files, isCancelled: isCancelled)
         else { return nil }
-        return files.catalog(category: category)
+        let mirror = renditionCache.map { $0 + String(category.path.dropFirst(root.count)) }
+        // A cache not made yet (or gone) has nothing to add.
+        if let mirror, FileBytes.exists(mirror) {
+            guard
+                (try? collect(
+                    folder: mirror, prefix: [], depth: depth, into: &files, cached: true, isCancelled: isCancelled))
+                    ?? true
+            else { return nil }
+        }
+        return files.catalog(category: category, cacheFolder: mirror)
     }
 
     /// False when cancelled.
     private func collect(
-        folder: String, prefix: [UInt8], depth: Int, into files: inout PhotoFileList, isCancelled: () -> Bool
+        folder: String, prefix: [UInt8], depth: Int, into files: inout PhotoFileList, cached: Bool = false,
+        isCancelled: () -> Bool
     ) throws(FileError) -> Bool {
         if isCancelled() { return false }
         var subfolders: [String] = []
@@ -111,14 +122,14 @@ public struct Library: Sendable {
             if isDirectory {
                 if depth < Self.maximumDepth { subfolders.append(name) }
             } else if isRegularFile, Self.isPhotoName(name) {
-                files.add(prefix: prefix, fileName: name)
+                files.add(prefix: prefix, fileName: name, cached: cached)
             }
         }
         for name in subfolders {
             guard
                 try collect(
                     folder: "\(folder)/\(name)", prefix: prefix + Array(name.utf8) + [UInt8(ascii: "/")],
-                    depth: depth + 1, into: &files, isCancelled: isCancelled)
+                    depth: depth + 1, into: &files, cached: cached, isCancelled: isCancelled)
             else { return false }
         }
         return true

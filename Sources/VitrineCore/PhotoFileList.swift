@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// The photo files of one category while it is read: their paths inside the category packed in one buffer, then
 /// sorted and grouped into slides (an original `NAME.jpg` and its renditions `NAME@WxH.jpg` share a name).
 struct PhotoFileList {
@@ -9,6 +15,8 @@ struct PhotoFileList {
         /// A rendition's size from its name; 0 by 0 for an original.
         var width: Int32
         var height: Int32
+        /// A rendition made in the background, in the rendition cache rather than the library.
+        var cached = false
     }
 
     private var text: [UInt8] = []
@@ -17,7 +25,8 @@ struct PhotoFileList {
     var count: Int { records.count }
 
     /// One photo file: `prefix` is its folder inside the category (`2024/`, or empty), `fileName` its name.
-    mutating func add(prefix: [UInt8], fileName: String) {
+    /// `cached` files are from the rendition cache: only renditions count there.
+    mutating func add(prefix: [UInt8], fileName: String, cached: Bool = false) {
         let length = prefix.count + fileName.utf8.count
         // Longer than any path Linux opens (PATH_MAX is 4096), or past 4 GiB of names: not a photo of this world.
         guard length <= Int(UInt16.max), text.count + length < Int(UInt32.max) else { return }
@@ -28,6 +37,9 @@ struct PhotoFileList {
             record.nameLength = UInt16(prefix.count + parts.name.utf8.count)
             record.width = Int32(parts.size.width)
             record.height = Int32(parts.size.height)
+            record.cached = cached
+        } else if cached {
+            return
         } else {
             let stem = fileName.utf8.lastIndex(of: UInt8(ascii: ".")).map { fileName.utf8[..<$0].count }
             record.nameLength = UInt16(prefix.count + (stem ?? fileName.utf8.count))
@@ -46,8 +58,9 @@ struct PhotoFileList {
     }
 
     /// The slides, in natural order of their names. Two originals of one name (`a.jpg` and `a.jpeg`): the first in
-    /// natural order of the file names counts.
-    func catalog(category: LibraryCategory) -> SlideCatalog {
+    /// natural order of the file names counts. Renditions from the cache (in `cacheFolder`, mirroring the category)
+    /// join a slide only when it has a file in the library and they are not older than its original.
+    func catalog(category: LibraryCategory, cacheFolder: String? = nil) -> SlideCatalog {
         var order = records.indices.map { Int32($0) }
         order.sort { first, second in
             let (a, b) = (records[Int(first)], records[Int(second)])
@@ -63,9 +76,21 @@ struct PhotoFileList {
             let first = records[Int(order[start])]
             var end = start + 1
             while end < order.count, name(records[Int(order[end])]).elementsEqual(name(first)) { end += 1 }
-            let group = order[start..<end].map { records[Int($0)] }
+            var group = order[start..<end].map { records[Int($0)] }
             start = end
+            // A cached rendition of a photo that went, or one made before the photo was replaced, is passed over.
+            guard group.contains(where: { !$0.cached }) else { continue }
             let original = group.first { $0.width == 0 }
+            let file = { (record: Record) in
+                "\(record.cached ? cacheFolder ?? category.path : category.path)/"
+                    + String(decoding: path(record), as: UTF8.self)
+            }
+            if group.contains(where: \.cached) {
+                let originalTime = original.map(file).flatMap(Self.modificationTime)
+                group.removeAll { record in
+                    record.cached && (Self.modificationTime(file(record)) ?? 0) < (originalTime ?? 0)
+                }
+            }
             let renditions = group.filter { $0.width > 0 }
             if let original, renditions.isEmpty {
                 catalog.appendInNameOrder(
@@ -75,7 +100,6 @@ struct PhotoFileList {
                 continue
             }
             let slideName = String(decoding: name(first), as: UTF8.self)
-            let file = { (record: Record) in "\(category.path)/\(String(decoding: path(record), as: UTF8.self))" }
             catalog.appendInNameOrder(
                 Slide(
                     id: SlideID(category: category.name, name: slideName), original: original.map(file),
@@ -84,5 +108,12 @@ struct PhotoFileList {
                     }))
         }
         return catalog
+    }
+
+    /// A file's modification time in nanoseconds; nil when it cannot be looked at.
+    static func modificationTime(_ path: String) -> Int64? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        return Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec)
     }
 }

@@ -33,8 +33,9 @@ public struct Settings: Sendable, Equatable {
     public var transitionSeconds: Double?
     /// On a landscape panel, two portrait photos in a row share the screen as one slide.
     public var pairPortraits = false
-    /// A photo refused for memory gets a rendition for this screen made in the background, then plays.
-    public var backgroundRenditions = true
+    /// Where renditions of photos refused for memory are made in the background (mirroring the library's
+    /// folders); nil means `$STATE_DIRECTORY/renditions` under systemd, else the user's cache folder; "" means none.
+    public var renditionCacheFolder: String?
     /// What each photo's caption says and where; `locale` nil means the date style of `$LC_ALL`/`$LC_TIME`/`$LANG`.
     public var caption = CaptionStyle()
     public var locale: DateStyle?
@@ -62,7 +63,7 @@ public struct Settings: Sendable, Equatable {
         "memoryBudgetMiB", "maxMegapixels", "display", "controlSocket", "keys", "screenSchedule", "fontPath",
         "transition", "transitionSeconds", "pairPortraits", "caption", "captionPosition", "captionSize", "locale",
         "metricsFile", "metricsInterval", "positionFile", "positionSaveInterval", "rescanInterval",
-        "headerCacheFolder", "backgroundRenditions",
+        "headerCacheFolder", "renditionCacheFolder",
     ]
     public static let displayKeyNames = ["backend", "device", "connector", "mode", "headlessSize", "vtSwitching"]
     public static let scheduleKeyNames = ["off", "on"]
@@ -84,6 +85,9 @@ public struct Settings: Sendable, Equatable {
         settings.metricsFile = settings.metricsFile.map { FileBytes.resolve($0, relativeTo: base) }
         settings.positionFile = settings.positionFile.map { $0.isEmpty ? $0 : FileBytes.resolve($0, relativeTo: base) }
         settings.headerCacheFolder = settings.headerCacheFolder.map {
+            $0.isEmpty ? $0 : FileBytes.resolve($0, relativeTo: base)
+        }
+        settings.renditionCacheFolder = settings.renditionCacheFolder.map {
             $0.isEmpty ? $0 : FileBytes.resolve($0, relativeTo: base)
         }
         return settings
@@ -129,7 +133,7 @@ public struct Settings: Sendable, Equatable {
         settings.transition = try object.choice("transition", as: Transition.self)
         settings.transitionSeconds = try object.number("transitionSeconds", in: 0.05...10)
         settings.pairPortraits = try object.bool("pairPortraits") ?? false
-        settings.backgroundRenditions = try object.bool("backgroundRenditions") ?? true
+        settings.renditionCacheFolder = try object.string("renditionCacheFolder") ?? settings.renditionCacheFolder
         settings.caption.content = try object.choice("caption", as: CaptionStyle.Content.self) ?? .none
         settings.caption.position =
             try object.choice("captionPosition", as: CaptionStyle.Position.self) ?? settings.caption.position

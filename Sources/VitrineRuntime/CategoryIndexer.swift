@@ -13,6 +13,8 @@ struct CategoryIndexer {
     var pairPortraits = false
     /// Where the header caches are kept across restarts; nil reads every header once per index.
     var cacheDirectory: String?
+    /// Where renditions made in the background are (mirroring the library's folders).
+    var renditionCache: String?
     var isCancelled: () -> Bool = { false }
 
     /// Headers are looked at in batches this big between two questions to `isCancelled`.
@@ -31,7 +33,9 @@ struct CategoryIndexer {
     func index(of category: LibraryCategory, order: PlaybackOrder, excluding beingWritten: Set<String>)
         throws(FileError) -> Index?
     {
-        guard var catalog = try library.catalog(of: category, isCancelled: isCancelled) else { return nil }
+        guard
+            var catalog = try library.catalog(of: category, renditionCache: renditionCache, isCancelled: isCancelled)
+        else { return nil }
         if !beingWritten.isEmpty { Self.leaveOut(beingWritten, from: &catalog) }
         guard order == .newest || pairPortraits else { return Index(catalog: catalog) }
         let cache = HeaderCache(directory: cacheDirectory, category: category)

@@ -47,6 +47,7 @@ final class IndexWorker: @unchecked Sendable {
     private let wakeup: Wakeup
     private let library: Library
     private let cacheDirectory: String?
+    private let renditionCache: String?
     private var waiting: (serial: Int, job: Job)?
     private var currentSerial: Int?
     private var currentCancelled = false
@@ -55,9 +56,10 @@ final class IndexWorker: @unchecked Sendable {
     private var stopping = false
     private var thread: JoinableThread?
 
-    init(library: Library, cacheDirectory: String?, wakeup: Wakeup) {
+    init(library: Library, cacheDirectory: String?, renditionCache: String? = nil, wakeup: Wakeup) {
         self.library = library
         self.cacheDirectory = cacheDirectory
+        self.renditionCache = renditionCache
         self.wakeup = wakeup
     }
 
@@ -123,6 +125,7 @@ final class IndexWorker: @unchecked Sendable {
         let started = MonotonicClock.seconds()
         let indexer = CategoryIndexer(
             library: library, pairPortraits: job.pairPortraits, cacheDirectory: cacheDirectory,
+            renditionCache: renditionCache,
             isCancelled: { [monitor, unowned self] in monitor.locked { currentCancelled || stopping } })
         let index: CategoryIndexer.Index
         do {

@@ -63,7 +63,7 @@ public final class PlayerRuntime {
     /// Changes to the active category seen while an index job was out: read once it is back.
     private var changesWaiting: LibraryWatcher.Changes?
     private let renditionWakeup: Wakeup
-    /// Makes renditions of photos refused for memory (nil with `backgroundRenditions` off).
+    /// Makes renditions of photos refused for memory (nil without a rendition cache).
     private let renditionMaker: RenditionMaker?
     private let watcher: LibraryWatcher
     private let display: DisplayController
@@ -217,13 +217,17 @@ public final class PlayerRuntime {
         worker = DecodeWorker(
             budget: budget, options: renderOptions, wakeup: decodeWakeup,
             fontPath: settings.fontPath ?? TextRenderer.defaultFont)
+        let renditionCache = StateDirectory.renditionCacheFolder(settings: settings)
         indexer = IndexWorker(
-            library: library, cacheDirectory: StateDirectory.headerCacheFolder(settings: settings), wakeup: indexWakeup)
-        renditionMaker =
-            settings.backgroundRenditions
-            ? RenditionMaker(
-                profile: profile, fit: settings.fit, maxMegapixels: settings.maxMegapixels, wakeup: renditionWakeup)
-            : nil
+            library: library, cacheDirectory: StateDirectory.headerCacheFolder(settings: settings),
+            renditionCache: renditionCache, wakeup: indexWakeup)
+        if let renditionCache {
+            renditionMaker = RenditionMaker(
+                libraryRoot: library.root, cacheRoot: renditionCache, profile: profile, fit: settings.fit,
+                maxMegapixels: settings.maxMegapixels, wakeup: renditionWakeup)
+        } else {
+            renditionMaker = nil
+        }
         screenDescription = opened.description
         profileNow = profile
         metricsWriter = settings.metricsFile.map { MetricsWriter(path: $0) }
@@ -823,6 +827,11 @@ public final class PlayerRuntime {
         switch outcome.result {
         case .success(let rendition):
             log("\(outcome.job.original): wrote \(rendition) in \(seconds) s; the photo plays again")
+            // The cache is not watched: the category playing is read again with the new rendition in it.
+            var changes = LibraryWatcher.Changes()
+            changes.activeChanged = true
+            changes.finished = [rendition]
+            libraryChanged(changes, now: MonotonicClock.seconds())
         case .failure(let error):
             log(.warning, "cannot make a rendition of \(outcome.job.original): \(error)")
         }

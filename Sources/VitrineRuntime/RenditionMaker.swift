@@ -9,9 +9,9 @@ import VitrineImage
 #endif
 
 /// Heals photos the show refused for memory: for each, in the background, it writes the rendition the screen's
-/// profile reads (`NAME@WxH.jpg` beside the original, as `vitrine renditions` does), and the library watcher then
-/// brings the photo back into the show. A library dropped onto a small board by rsync becomes playable with no
-/// extra step.
+/// profile reads (`NAME@WxH.jpg`, as `vitrine renditions` makes) into the rendition cache, in folders mirroring the
+/// library's, and the index then joins it to the photo's slide. A library dropped onto a small board by rsync
+/// becomes playable with no extra step, and the library itself is never written.
 ///
 /// One photo at a time, on a thread at idle CPU and I/O priority, and only while the machine has room: the decode
 /// runs outside the player's budget, so it waits until `MemAvailable` is at least twice what the photo needs plus
@@ -38,6 +38,8 @@ final class RenditionMaker: @unchecked Sendable {
 
     private let monitor = Monitor()
     private let wakeup: Wakeup
+    private let libraryRoot: String
+    private let cacheRoot: String
     private let availableBytes: @Sendable () -> Int
     private var profile: DeviceProfile
     private var fit: Fit?
@@ -51,9 +53,12 @@ final class RenditionMaker: @unchecked Sendable {
     private var thread: JoinableThread?
 
     init(
-        profile: DeviceProfile, fit: Fit?, maxMegapixels: Double, quality: Int = 90, wakeup: Wakeup,
-        retrySeconds: Double = 30, availableBytes: @escaping @Sendable () -> Int = { ProcessMemory.availableBytes() }
+        libraryRoot: String, cacheRoot: String, profile: DeviceProfile, fit: Fit?, maxMegapixels: Double,
+        quality: Int = 90, wakeup: Wakeup, retrySeconds: Double = 30,
+        availableBytes: @escaping @Sendable () -> Int = { ProcessMemory.availableBytes() }
     ) {
+        self.libraryRoot = libraryRoot
+        self.cacheRoot = cacheRoot
         self.retrySeconds = retrySeconds
         self.profile = profile
         self.fit = fit
@@ -148,8 +153,17 @@ final class RenditionMaker: @unchecked Sendable {
                         reason: .unsupported("no rendition is smaller than the photo for \(profile.rendition)")))
             }
             let folder = FileBytes.directory(of: job.original)
+            guard folder == libraryRoot || folder.hasPrefix(libraryRoot + "/") else {
+                return .failure(ImageError(file: job.original, reason: .unsupported("not in the library")))
+            }
+            let mirror = cacheRoot + String(folder.dropFirst(libraryRoot.count))
+            do {
+                try FileBytes.createDirectories(mirror)
+            } catch {
+                return .failure(ImageError(file: mirror, reason: .cannotWrite(error)))
+            }
             let name = job.original.split(separator: "/").last.map(String.init) ?? job.original
-            let destination = "\(folder)/\(RenditionPlan.fileName(original: name, size: target.size))"
+            let destination = "\(mirror)/\(RenditionPlan.fileName(original: name, size: target.size))"
             try writer.write(
                 original: job.original, header: header, size: target.size, to: destination, quality: quality,
                 maxMegapixels: maxMegapixels)

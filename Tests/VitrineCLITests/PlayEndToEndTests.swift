@@ -511,8 +511,8 @@ import VitrineTestSupport
     }
 
     /// A photo refused for the memory budget (a progressive file, whose every coefficient libjpeg must hold) heals
-    /// itself: its rendition for this screen is made in the background, the library watcher brings it back, and it
-    /// plays, with its picture. The original is untouched.
+    /// itself: its rendition for this screen is made in the background into the rendition cache, the category is
+    /// read again with it, and it plays, with its picture. The library is not written.
     @Test(.enabled(if: vitrineBinaryRuns, "the vitrine executable is not built (swift build builds it)"))
     func aPhotoRefusedForMemoryGetsARenditionAndPlays() throws {
         let size = Size(width: 2400, height: 1440)
@@ -526,25 +526,27 @@ import VitrineTestSupport
             "heal.json",
             text: """
                 {"library": "library", "deviceTable": "\(repositoryRoot)/Config/devices.json", "interval": 0.2,
-                 "transition": "none", "memoryBudgetMiB": 8, "startCategory": "Heal",
+                 "transition": "none", "memoryBudgetMiB": 8, "startCategory": "Heal", "renditionCacheFolder": "cache",
                  "display": {"backend": "headless", "headlessSize": "160x96"}, "controlSocket": "control.sock"}
                 """)
         let player = try Running(
             arguments: ["play", "--config", "\(folder.path)/heal.json", "--snapshots", snapshots],
             log: "\(folder.path)/play.log")
         #expect(eventually("the refusal", { player.output.contains("big.jpg: a rendition for this screen") }))
-        #expect(eventually("the rendition", { FileBytes.exists("\(library)/Heal/big@160x96.jpg") }))
+        let rendition = "\(folder.path)/cache/Heal/big@160x96.jpg"
+        #expect(eventually("the rendition", { FileBytes.exists(rendition) }))
         guard eventually("the healed photo on screen", { presented().contains { $0["slide"] == "big" } }) else {
             _ = player.stop()
             Issue.record("\(player.output)")
             return
         }
         let record = try #require(presented().first { $0["slide"] == "big" })
-        #expect(record["file"] == "\(library)/Heal/big@160x96.jpg")
+        #expect(record["file"] == rendition)
         let sequence = try #require(record["seq"].flatMap(Double.init).map(Int.init))
         #expect(Self.near(try pixel(ofSnapshot: sequence, x: 80, y: 48), Self.magenta))
         #expect(try FileBytes.read("\(library)/Heal/big.jpg") == original)
+        #expect(try Library.entryNames(in: "\(library)/Heal").sorted() == ["big.jpg", "small.jpg"])
         #expect(player.stop() == 0)
-        #expect(player.output.contains("wrote \(library)/Heal/big@160x96.jpg"), "\(player.output)")
+        #expect(player.output.contains("wrote \(rendition)"), "\(player.output)")
     }
 }

@@ -3,6 +3,12 @@ import VitrineTestSupport
 
 @testable import VitrineCore
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// The packed catalog must give back exactly the slides a plain list would: names, files, order, renditions and
 /// pairs, replacement and removal, with indices that stay put until compaction.
 @Suite struct SlideCatalogTests {
@@ -83,5 +89,33 @@ import VitrineTestSupport
         #expect(slides[3].original == "\(folder.path)/Trip/x/y/deep.jpg")
         #expect(slides[4].original == "\(folder.path)/Trip/zebra.JPG")
         #expect(try library.catalog(of: category, isCancelled: { true }) == nil)
+    }
+
+    /// Renditions made in the background live in a cache mirroring the library: they join their photo's slide,
+    /// unless the photo went or was replaced after the rendition was made.
+    @Test func cachedRenditionsJoinOnlyPhotosThatAreThereAndOlder() throws {
+        let folder = try TemporaryFolder()
+        for name in ["library/Trip/a.jpg", "library/Trip/b.jpg", "library/Trip/2024/c.jpg"] {
+            try folder.write(name, [1])
+        }
+        for name in [
+            "cache/Trip/a@160x96.jpg", "cache/Trip/b@160x96.jpg", "cache/Trip/2024/c@96x96.jpg",
+            "cache/Trip/gone@160x96.jpg", "cache/Trip/a.jpg",
+        ] {
+            try folder.write(name, [1])
+        }
+        // b.jpg was replaced after its rendition was made.
+        var times = [timespec(tv_sec: 1_000_000, tv_nsec: 0), timespec(tv_sec: 1_000_000, tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, "\(folder.path)/cache/Trip/b@160x96.jpg", &times, 0) == 0)
+        let library = Library(root: "\(folder.path)/library")
+        let category = LibraryCategory(name: "Trip", path: "\(folder.path)/library/Trip")
+        let catalog = try #require(
+            try library.catalog(of: category, renditionCache: "\(folder.path)/cache", isCancelled: { false }))
+        let slides = catalog.slides
+        #expect(slides.map(\.id.name) == ["2024/c", "a", "b"])
+        #expect(slides[0].renditions.map(\.path) == ["\(folder.path)/cache/Trip/2024/c@96x96.jpg"])
+        #expect(slides[1].original == "\(folder.path)/library/Trip/a.jpg")
+        #expect(slides[1].renditions.map(\.path) == ["\(folder.path)/cache/Trip/a@160x96.jpg"])
+        #expect(slides[2].renditions.isEmpty)
     }
 }

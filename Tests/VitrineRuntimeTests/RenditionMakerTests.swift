@@ -42,7 +42,8 @@ import VitrineTestSupport
         let asked = Mutex(0)
         let wakeup = try Wakeup()
         let maker = RenditionMaker(
-            profile: Self.profile, fit: nil, maxMegapixels: 50, wakeup: wakeup, retrySeconds: 0.02,
+            libraryRoot: folder.path, cacheRoot: "\(folder.path)/cache", profile: Self.profile, fit: nil,
+            maxMegapixels: 50, wakeup: wakeup, retrySeconds: 0.02,
             availableBytes: {
                 asked.withLock { $0 += 1 }
                 return available.withLock { $0 }
@@ -55,17 +56,19 @@ import VitrineTestSupport
         for _ in 0..<500 where asked.withLock({ $0 }) < 5 { usleep(10_000) }
         #expect(asked.withLock { $0 } >= 5)
         #expect(maker.waiting == 1)
-        #expect(!FileBytes.exists("\(folder.path)/Trip/big@320x200.jpg"))
+        #expect(!FileBytes.exists("\(folder.path)/cache/Trip/big@320x200.jpg"))
 
         available.withLock { $0 = 2 * need + RenditionMaker.margin }
         let outcomes = Self.outcomes(of: maker, wakeup: wakeup, within: 30)
         let outcome = try #require(outcomes.first)
-        #expect(try outcome.result.get() == "\(folder.path)/Trip/big@320x200.jpg")
+        #expect(try outcome.result.get() == "\(folder.path)/cache/Trip/big@320x200.jpg")
         let header = try FrameRenderer(budget: MemoryBudget(limit: 64 << 20)).header(
-            of: "\(folder.path)/Trip/big@320x200.jpg")
+            of: "\(folder.path)/cache/Trip/big@320x200.jpg")
         #expect(header.size == Size(width: 320, height: 200))
         #expect(header.process == .baseline)
+        // The library is never written: the original is as it was and nothing joined it.
         #expect(try FileBytes.read(original) == before)
+        #expect(try Library.entryNames(in: "\(folder.path)/Trip") == ["big.jpg"])
         #expect(maker.waiting == 0)
     }
 
@@ -75,7 +78,8 @@ import VitrineTestSupport
         let broken = try folder.write("Trip/broken.jpg", [0xFF, 0xD8, 0xFF])
         let wakeup = try Wakeup()
         let maker = RenditionMaker(
-            profile: Self.profile, fit: nil, maxMegapixels: 50, wakeup: wakeup, availableBytes: { 1 << 40 })
+            libraryRoot: folder.path, cacheRoot: "\(folder.path)/cache", profile: Self.profile, fit: nil,
+            maxMegapixels: 50, wakeup: wakeup, availableBytes: { 1 << 40 })
         maker.start()
         defer { maker.stop() }
         maker.submit(RenditionMaker.Job(original: broken, need: 1 << 20))
