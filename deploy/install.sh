@@ -398,9 +398,9 @@ if command -v python3 >/dev/null; then
         die "the config made from $repo/Config/vitrine.json is not valid JSON"
 fi
 cp -- "$repo/Config/devices.json" "$work/devices.json"
-sed "s#^ReadOnlyPaths=/srv/vitrine\$#ReadOnlyPaths=$library#" "$here/vitrine.service" >"$work/vitrine.service"
-grep -qx "ReadOnlyPaths=$library" "$work/vitrine.service" ||
-    die "$here/vitrine.service has no ReadOnlyPaths=/srv/vitrine line"
+sed "s#^ReadOnlyPaths=-/srv/vitrine\$#ReadOnlyPaths=-$library#" "$here/vitrine.service" >"$work/vitrine.service"
+grep -qx "ReadOnlyPaths=-$library" "$work/vitrine.service" ||
+    die "$here/vitrine.service has no ReadOnlyPaths=-/srv/vitrine line"
 case $library/ in
 /home/* | /root/* | /run/user/*)
     # ProtectHome=yes would hide it from the player.

@@ -214,7 +214,7 @@ run_installer "install into a throw-away root" "$tmp/run1.log" --root "$root" --
 check "binary installed as /usr/local/bin/vitrine, mode 755, same bytes" \
     file_is "$root/usr/local/bin/vitrine" 755 "$binary"
 check "unit installed, mode 644" file_is "$root/etc/systemd/system/vitrine.service" 644
-check "unit's ReadOnlyPaths= is the library" grep -qx 'ReadOnlyPaths=/srv/vitrine' "$root/etc/systemd/system/vitrine.service"
+check "unit's ReadOnlyPaths= is the library" grep -qx 'ReadOnlyPaths=-/srv/vitrine' "$root/etc/systemd/system/vitrine.service"
 check "unit is deploy/vitrine.service" same_file "$repo/deploy/vitrine.service" "$root/etc/systemd/system/vitrine.service"
 check "console helper unit installed, mode 644" \
     file_is "$root/etc/systemd/system/vitrine-console.service" 644 "$repo/deploy/vitrine-console.service"
@@ -329,7 +329,7 @@ run_installer "install with --library /home/pi/Photos into a root without etc/pa
     --root "$home_root" --binary "$binary" --library /home/pi/Photos/
 check "config's library is /home/pi/Photos" config_is "$home_root/etc/vitrine/vitrine.json" /home/pi/Photos
 check "unit's ReadOnlyPaths= is /home/pi/Photos" \
-    grep -qx "ReadOnlyPaths=/home/pi/Photos" "$home_root/etc/systemd/system/vitrine.service"
+    grep -qx "ReadOnlyPaths=-/home/pi/Photos" "$home_root/etc/systemd/system/vitrine.service"
 check "unit has ProtectHome=read-only for a library under /home" \
     grep -qx "ProtectHome=read-only" "$home_root/etc/systemd/system/vitrine.service"
 check "user creation skipped with a message naming DIR/etc/passwd" \
