@@ -11,14 +11,33 @@ import VitrineImage
 /// The player thread: one epoll loop over the slide timer, signals, decode results, inotify, the display's
 /// vblank and the control socket. It owns the `Player` state machine, feeds it events and carries out its
 /// actions; decoding happens on the worker thread.
-public final class PlayerRuntime {
+public final class PlayerRuntime: LibraryFollowerOwner {
     enum Token: UInt64 {
         case timer = 1, signals, decodes, library, vblank, control, schedule, hotplug, input, inputHold, banner
         case watchdog, metrics, position, terminal, libraryCheck, rescan, indexes, renditions
-    }
 
-    /// How often a missing library folder is looked for: a mount (USB stick, NAS) brings no inotify event.
-    static let missingLibraryCheckSeconds = 2.0
+        init(_ source: LibraryFollower.Source) {
+            switch source {
+            case .watcher: self = .library
+            case .rescan: self = .rescan
+            case .libraryCheck: self = .libraryCheck
+            case .indexes: self = .indexes
+            case .renditions: self = .renditions
+            }
+        }
+
+        /// The follower's source for its tokens.
+        var librarySource: LibraryFollower.Source? {
+            switch self {
+            case .library: return .watcher
+            case .rescan: return .rescan
+            case .libraryCheck: return .libraryCheck
+            case .indexes: return .indexes
+            case .renditions: return .renditions
+            default: return nil
+            }
+        }
+    }
 
     /// Client tokens start here, plus the client's descriptor.
     static let clientTokenBase: UInt64 = 1000
@@ -31,16 +50,8 @@ public final class PlayerRuntime {
     /// The service manager (systemd), when one started the player and listens.
     private let notifier: ServiceNotifier?
     private var toldReady = false
-    /// The library folder is missing and looked for on a timer.
-    private var waitingForLibrary = false
     private let watchdogTimer: MonotonicTimer
     private let metricsTimer: MonotonicTimer
-    /// Looks for the library folder while it is missing.
-    private let libraryCheckTimer: MonotonicTimer
-    /// Reads a library on a network or FUSE filesystem again now and then (no inotify events come for changes
-    /// made elsewhere); nil while the library is on a local one.
-    private let rescanTimer: MonotonicTimer
-    private var remoteKind: String?
     private var metricsWriter: MetricsWriter?
     private var figures = MetricsWriter.Figures()
     /// Saves the slide on screen for a restart, when a position file is set.
@@ -55,17 +66,8 @@ public final class PlayerRuntime {
     private let signals: SignalSource
     private let decodeWakeup: Wakeup
     private let worker: DecodeWorker
-    private let indexWakeup: Wakeup
-    /// Reads categories off this thread: a 100,000-photo folder takes seconds to list, date and sort.
-    private let indexer: IndexWorker
-    /// The serial of the index job whose outcome the show waits for; nil when none is out.
-    private var awaitedIndex: Int?
-    /// Changes to the active category seen while an index job was out: read once it is back.
-    private var changesWaiting: LibraryWatcher.Changes?
-    private let renditionWakeup: Wakeup
-    /// Makes renditions of photos refused for memory (nil without a rendition cache).
-    private let renditionMaker: RenditionMaker?
-    private let watcher: LibraryWatcher
+    /// The category list, indexing, inotify and the rendition cache.
+    private let follower: LibraryFollower
     private let display: DisplayController
     private let hotplug: HotplugMonitor?
     private var terminal: VirtualTerminal?
@@ -80,7 +82,6 @@ public final class PlayerRuntime {
     private let screenDescription: String
     private let control: ControlServer?
     private let scheduleTimer: WallClockTimer
-    private var categoryList: [LibraryCategory] = []
     private var armedGeneration: Int?
     private var armedDeadline: Double?
     /// The deadline that made the show advance, until the slide it asked for is on screen (for `--stats`).
@@ -172,9 +173,7 @@ public final class PlayerRuntime {
             loop = try EventLoop()
             timer = try MonotonicTimer()
             decodeWakeup = try Wakeup()
-            indexWakeup = try Wakeup()
-            renditionWakeup = try Wakeup()
-            watcher = try LibraryWatcher(root: settings.library)
+            follower = try LibraryFollower(settings: settings, profile: profile, log: log)
             let snapshots = try configuration.snapshots.map { (directory) throws(RuntimeError) in
                 try SnapshotWriter(directory: directory, started: MonotonicClock.seconds())
             }
@@ -200,8 +199,6 @@ public final class PlayerRuntime {
             overlay = try TextOverlay(renderer: renderer)
             watchdogTimer = try MonotonicTimer()
             metricsTimer = try MonotonicTimer()
-            libraryCheckTimer = try MonotonicTimer()
-            rescanTimer = try MonotonicTimer()
             let root = Library(root: settings.library).root
             position = try positionStore.map { (store) throws(RuntimeError) in
                 try PositionKeeper(
@@ -217,17 +214,6 @@ public final class PlayerRuntime {
         worker = DecodeWorker(
             budget: budget, options: renderOptions, wakeup: decodeWakeup,
             fontPath: settings.fontPath ?? TextRenderer.defaultFont)
-        let renditionCache = StateDirectory.renditionCacheFolder(settings: settings)
-        indexer = IndexWorker(
-            library: library, cacheDirectory: StateDirectory.headerCacheFolder(settings: settings),
-            renditionCache: renditionCache, wakeup: indexWakeup)
-        if let renditionCache {
-            renditionMaker = RenditionMaker(
-                libraryRoot: library.root, cacheRoot: renditionCache, profile: profile, fit: settings.fit,
-                maxMegapixels: settings.maxMegapixels, wakeup: renditionWakeup)
-        } else {
-            renditionMaker = nil
-        }
         screenDescription = opened.description
         profileNow = profile
         metricsWriter = settings.metricsFile.map { MetricsWriter(path: $0) }
@@ -305,9 +291,9 @@ public final class PlayerRuntime {
             try loop.add(timer.descriptor, token: Token.timer.rawValue)
             try loop.add(signals.descriptor, token: Token.signals.rawValue)
             try loop.add(decodeWakeup.descriptor, token: Token.decodes.rawValue)
-            try loop.add(indexWakeup.descriptor, token: Token.indexes.rawValue)
-            try loop.add(renditionWakeup.descriptor, token: Token.renditions.rawValue)
-            try loop.add(watcher.descriptor, token: Token.library.rawValue)
+            for (descriptor, source) in follower.descriptors {
+                try loop.add(descriptor, token: Token(source).rawValue)
+            }
             for descriptor in display.eventDescriptors { try loop.add(descriptor, token: Token.vblank.rawValue) }
             if let control { try loop.add(control.descriptor, token: Token.control.rawValue) }
             try loop.add(scheduleTimer.descriptor, token: Token.schedule.rawValue)
@@ -317,8 +303,6 @@ public final class PlayerRuntime {
             try loop.add(overlay.descriptor, token: Token.banner.rawValue)
             try loop.add(watchdogTimer.descriptor, token: Token.watchdog.rawValue)
             try loop.add(metricsTimer.descriptor, token: Token.metrics.rawValue)
-            try loop.add(libraryCheckTimer.descriptor, token: Token.libraryCheck.rawValue)
-            try loop.add(rescanTimer.descriptor, token: Token.rescan.rawValue)
             if let position { try loop.add(position.descriptor, token: Token.position.rawValue) }
             if let terminal { try loop.add(terminal.descriptor, token: Token.terminal.rawValue) }
         } catch {
@@ -326,19 +310,13 @@ public final class PlayerRuntime {
             return 1
         }
         worker.start()
-        indexer.start()
-        renditionMaker?.start()
         log(
             "playing \(library.root) on \(screenDescription) (profile \(profile.id), compose \(profile.compose), "
                 + "budget \(MemoryBudget.format(budget.limit)))" + (control.map { ", control socket \($0.path)" } ?? "")
         )
         if let snapshots = display.snapshots { log("presented frames go to \(snapshots.directory)/") }
-        if watcher.rootMissing {
-            waitForLibrary(now: MonotonicClock.seconds())
-        } else {
-            noticeRemote(now: MonotonicClock.seconds())
-        }
-        send(.start(categories: readCategories(), now: MonotonicClock.seconds()))
+        follower.owner = self
+        send(.start(categories: follower.start(now: MonotonicClock.seconds()), now: MonotonicClock.seconds()))
         followSchedule()
         drainDisplay()
         // The pings come from this loop, so a player stuck anywhere in it is restarted by the service manager.
@@ -370,8 +348,7 @@ public final class PlayerRuntime {
         display.close()
         terminal?.close()
         worker.stop()
-        indexer.stop()
-        renditionMaker?.stop()
+        follower.stop()
         control?.close()
         loop.close()
     }
@@ -396,45 +373,9 @@ public final class PlayerRuntime {
         case .decodes:
             decodeWakeup.drain()
             for outcome in worker.takeOutcomes() { deliver(outcome, now: now) }
-        case .indexes:
-            indexWakeup.drain()
-            for outcome in indexer.takeOutcomes() { indexed(outcome, now: now) }
-        case .renditions:
-            renditionWakeup.drain()
-            for outcome in renditionMaker?.takeOutcomes() ?? [] { renditionMade(outcome) }
-        case .library:
-            libraryChanged(watcher.read(), now: now)
-            if watcher.rootMissing && !waitingForLibrary {
-                waitForLibrary(now: now)
-            } else if waitingForLibrary && !watcher.rootMissing {
-                // Made or renamed into place beside its parent's watch: no need to wait for the next look.
-                waitingForLibrary = false
-                libraryCheckTimer.disarm()
-                log(.notice, "the library \(library.root) is there now")
-                noticeRemote(now: now)
-            }
-        case .rescan:
-            rescanTimer.acknowledge()
-            guard remoteKind != nil, !watcher.rootMissing else { return }
-            var changes = LibraryWatcher.Changes()
-            changes.categoriesChanged = true
-            changes.activeChanged = true
-            libraryChanged(changes, now: now)
-            rescanTimer.arm(at: now + configuration.settings.rescanInterval)
-        case .libraryCheck:
-            libraryCheckTimer.acknowledge()
-            if watcher.lookForRoot() {
-                log(.notice, "the library \(library.root) is there now")
-                var changes = LibraryWatcher.Changes()
-                changes.rootReplaced = true
-                libraryChanged(changes, now: now)
-                waitingForLibrary = false
-                noticeRemote(now: now)
-            } else if watcher.rootMissing {
-                libraryCheckTimer.arm(at: now + Self.missingLibraryCheckSeconds)
-            } else {
-                waitingForLibrary = false
-            }
+        case .library, .rescan, .libraryCheck, .indexes, .renditions:
+            guard let source = Token(rawValue: ready.token)?.librarySource else { return }
+            follower.handle(source, now: now)
         case .vblank:
             display.handleReadable(now: now)
         case .schedule:
@@ -561,7 +502,7 @@ public final class PlayerRuntime {
             renderOptions.rotation = profile.rotation
             renderOptions.fit = configuration.settings.fit ?? profile.fit
             worker.setOptions(renderOptions)
-            renditionMaker?.setProfile(profile, fit: configuration.settings.fit)
+            follower.renditionMaker?.setProfile(profile, fit: configuration.settings.fit)
             // New buffers once no flip is in flight; then `.redraw` paints the slide at the new size.
             display.plugged(sameMode: false, now: now)
         }
@@ -632,6 +573,7 @@ public final class PlayerRuntime {
             if metricsWriter == nil { metricsTimer.disarm() } else { metricsTimer.arm(at: now) }
         }
         configuration.settings = settings
+        follower.rescanInterval = settings.rescanInterval
         position?.spacing = settings.positionSaveInterval
         terminal?.allowsSwitching = settings.display.vtSwitching
         followSchedule()
@@ -652,8 +594,14 @@ public final class PlayerRuntime {
         return nil
     }
 
-    private func send(_ event: Player.Event) {
+    func send(_ event: Player.Event) {
         perform(player.handle(event))
+    }
+
+    var followedShow: LibraryFollower.Show {
+        LibraryFollower.Show(
+            active: player.active, playlist: player.playlist, order: player.options.order, pairPortraits: pairsPortraits
+        )
     }
 
     private func perform(_ actions: [Player.Action]) {
@@ -663,7 +611,7 @@ public final class PlayerRuntime {
     private func perform(_ action: Player.Action) {
         switch action {
         case .index(let name):
-            index(name)
+            follower.index(name)
         case .decode(let request):
             if !crossfader.deferIfFading(request) { worker.submit(request) }
         case .cancel(let id):
@@ -722,79 +670,6 @@ public final class PlayerRuntime {
         }
     }
 
-    private func readCategories() -> [String] {
-        do {
-            categoryList = try library.categories()
-        } catch {
-            // A missing library has said so once already, and is waited for.
-            if !watcher.rootMissing { log(.error, "\(error)") }
-            categoryList = []
-        }
-        return categoryList.map(\.name)
-    }
-
-    /// Asks the index worker for a category the show switches to; an index still out for another is cancelled.
-    private func index(_ name: String) {
-        let now = MonotonicClock.seconds()
-        guard let category = categoryList.first(where: { $0.name == name }) else {
-            awaitedIndex = nil
-            send(.indexFailed(category: name, message: "no such category", now: now))
-            return
-        }
-        watcher.watch(category)
-        // The new listing sees every change made before it starts.
-        changesWaiting = nil
-        awaitedIndex = indexer.submit(
-            IndexWorker.Job(
-                category: category, order: player.options.order, pairPortraits: pairsPortraits,
-                beingWritten: watcher.beingWritten))
-    }
-
-    /// An index job is back: a category to play, or what changed in the one playing.
-    private func indexed(_ outcome: IndexWorker.Outcome, now: Double) {
-        guard outcome.serial == awaitedIndex else { return }
-        awaitedIndex = nil
-        if let problem = outcome.cacheProblem { log(.warning, problem) }
-        let name = outcome.job.category.name
-        switch outcome.result {
-        case .indexed(let catalog):
-            let cache =
-                outcome.headersRead + outcome.cacheHits > 0
-                ? ", \(outcome.headersRead) headers read, \(outcome.cacheHits) from the cache" : ""
-            log(
-                "indexed \(Player.label(name)): \(catalog.count) slides in "
-                    + "\(JSONText.number((outcome.seconds * 1000).rounded())) ms\(cache)")
-            send(.indexed(category: name, catalog: catalog, now: now))
-        case .changed(let added, let removed):
-            // New photos first: when everything is replaced at once, the show goes from the old photo to a new one
-            // instead of through an empty category (a black frame).
-            if !added.isEmpty { send(.photosAdded(added, category: name, now: now)) }
-            if !removed.isEmpty { send(.photosRemoved(removed, category: name, now: now)) }
-        case .failed(let error):
-            if outcome.job.refresh == nil {
-                send(.indexFailed(category: name, message: "\(error)", now: now))
-            } else {
-                log(.error, "\(error)")
-            }
-        }
-        refreshIfWaiting()
-    }
-
-    /// Sends the changes seen to the active category to the index worker, when no job is out and the show has the
-    /// category's playlist to compare with.
-    private func refreshIfWaiting() {
-        guard awaitedIndex == nil, let changes = changesWaiting, let active = player.active,
-            let category = categoryList.first(where: { $0.name == active }), let playlist = player.playlist
-        else { return }
-        changesWaiting = nil
-        awaitedIndex = indexer.submit(
-            IndexWorker.Job(
-                category: category, order: player.options.order, pairPortraits: pairsPortraits,
-                beingWritten: watcher.beingWritten,
-                refresh: IndexWorker.Refresh(
-                    known: playlist.catalog, finished: changes.finished, treeReplaced: changes.rootReplaced)))
-    }
-
     private func deliver(_ outcome: DecodeWorker.Outcome, now: Double) {
         switch outcome.result {
         case .success(let frame):
@@ -805,35 +680,7 @@ public final class PlayerRuntime {
         case .failure(let error):
             figures.filesSkipped += 1
             send(.decodeFailed(outcome.request, message: "\(error)", now: now))
-            healIfRefusedForMemory(error, slide: outcome.request.slide)
-        }
-    }
-
-    /// A photo (not a rendition) refused for the memory budget gets its rendition made in the background; the
-    /// library watcher brings it back into the show when it is written.
-    private func healIfRefusedForMemory(_ error: ImageError, slide: Slide) {
-        guard let renditionMaker, case .overBudget(let exceeded) = error.reason,
-            slide.photos.contains(where: { $0.original == error.file }),
-            renditionMaker.submit(RenditionMaker.Job(original: error.file, need: exceeded.requested))
-        else { return }
-        log(
-            .notice,
-            "\(error.file): a rendition for this screen will be made in the background when the board has room "
-                + "(\(MemoryBudget.format(2 * exceeded.requested + RenditionMaker.margin)) free), then it plays")
-    }
-
-    private func renditionMade(_ outcome: RenditionMaker.Outcome) {
-        let seconds = JSONText.number((outcome.seconds * 10).rounded() / 10)
-        switch outcome.result {
-        case .success(let rendition):
-            log("\(outcome.job.original): wrote \(rendition) in \(seconds) s; the photo plays again")
-            // The cache is not watched: the category playing is read again with the new rendition in it.
-            var changes = LibraryWatcher.Changes()
-            changes.activeChanged = true
-            changes.finished = [rendition]
-            libraryChanged(changes, now: MonotonicClock.seconds())
-        case .failure(let error):
-            log(.warning, "cannot make a rendition of \(outcome.job.original): \(error)")
+            follower.healIfRefusedForMemory(error, slide: outcome.request.slide)
         }
     }
 
@@ -930,51 +777,6 @@ public final class PlayerRuntime {
                 + "\(mib(ProcessMemory.peakResidentBytes())) MiB budget "
                 + "\(mib(budget.used))/\(mib(budget.limit)) MiB MemAvailable \(mib(ProcessMemory.availableBytes())) MiB"
         )
-    }
-
-    /// A library on a network or FUSE filesystem is read again every `rescanInterval` seconds.
-    private func noticeRemote(now: Double) {
-        let kind = RemoteFilesystem.kind(of: library.root)
-        if kind != remoteKind, let kind {
-            log(
-                .notice,
-                "the library \(library.root) is on \(kind): changes made elsewhere send no notice, so it is read "
-                    + "again every \(ConfigObject.format(configuration.settings.rescanInterval)) s (rescanInterval)")
-            rescanTimer.arm(at: now + configuration.settings.rescanInterval)
-        }
-        remoteKind = kind
-        if kind == nil { rescanTimer.disarm() }
-    }
-
-    /// The library folder is missing (at start, or it went: a USB stick pulled): the show waits on what it has and
-    /// the folder is looked for every few seconds.
-    private func waitForLibrary(now: Double) {
-        waitingForLibrary = true
-        log(.notice, "the library \(library.root) is not there; waiting for it to appear (a mount, a new folder)")
-        libraryCheckTimer.arm(at: now + Self.missingLibraryCheckSeconds)
-    }
-
-    private func libraryChanged(_ changes: LibraryWatcher.Changes, now: Double) {
-        let rescan = changes.overflowed || changes.rootReplaced
-        if changes.rootReplaced && !changes.overflowed && !waitingForLibrary {
-            log("the library folder \(library.root) was replaced; reading it again")
-        }
-        if changes.categoriesChanged || rescan {
-            let before = categoryList.map(\.name)
-            let after = readCategories()
-            if before != after { send(.categoriesChanged(after, now: now)) }
-        }
-        guard changes.activeChanged || rescan, let active = player.active,
-            let category = categoryList.first(where: { $0.name == active })
-        else { return }
-        // The old watches follow the old folders wherever they went.
-        if changes.rootReplaced { watcher.watch(category) }
-        var waiting = changesWaiting ?? LibraryWatcher.Changes()
-        waiting.activeChanged = true
-        waiting.finished.formUnion(changes.finished)
-        waiting.rootReplaced = waiting.rootReplaced || changes.rootReplaced
-        changesWaiting = waiting
-        refreshIfWaiting()
     }
 
     /// One answer line for one control line.
