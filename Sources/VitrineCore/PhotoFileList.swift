@@ -92,11 +92,14 @@ struct PhotoFileList {
                 }
             }
             let renditions = group.filter { $0.width > 0 }
-            if let original, renditions.isEmpty {
+            // Renditions named as `vitrine renditions` names them, beside their photo, pack into the catalog.
+            if renditions.allSatisfy({ !$0.cached && isCanonicalRendition($0) }) {
                 catalog.appendInNameOrder(
-                    name: name(original),
-                    tail: text[
-                        Int(original.start) + Int(original.nameLength)..<Int(original.start) + Int(original.length)])
+                    name: name(first),
+                    tail: original.map {
+                        text[Int($0.start) + Int($0.nameLength)..<Int($0.start) + Int($0.length)]
+                    },
+                    renditions: renditions.map { Size(width: Int($0.width), height: Int($0.height)) })
                 continue
             }
             let slideName = String(decoding: name(first), as: UTF8.self)
@@ -108,6 +111,11 @@ struct PhotoFileList {
                     }))
         }
         return catalog
+    }
+
+    /// Whether a rendition's file name is exactly `NAME@WxH.jpg` (the name it can be found again by).
+    private func isCanonicalRendition(_ record: Record) -> Bool {
+        path(record).elementsEqual(name(record) + Array("@\(record.width)x\(record.height).jpg".utf8))
     }
 
     /// A file's modification time in nanoseconds; nil when it cannot be looked at.

@@ -1,7 +1,8 @@
 /// The slides of one category, packed so that a 100,000-photo folder costs tens of bytes a photo instead of
-/// hundreds: a plain photo (`NAME.jpg` and no renditions) is its name and file-name tail in one shared byte buffer
-/// plus an eight-byte record; its `Slide` is made when asked for. Slides that do not pack (renditions, portrait
-/// pairs, a file outside the category folder) are kept whole on the side.
+/// hundreds: a photo is its name and its original's file-name tail (`.jpg`) in one shared byte buffer plus an
+/// eight-byte record, and its renditions (`NAME@WxH.jpg`, as `vitrine renditions` names them) four bytes each; its
+/// `Slide` is made when asked for. Slides that do not pack (portrait pairs, renditions named otherwise or kept in
+/// the rendition cache, a file outside the category folder) are kept whole on the side.
 ///
 /// Entries are never moved: a removed one is marked, so indices held elsewhere (a playlist's rounds) stay valid
 /// until `compacted()` renumbers them. `byName` lists the live entries in natural order of their names, for lookups
@@ -16,6 +17,8 @@ public struct SlideCatalog: Sendable {
 
         static let removed: UInt8 = 1
         static let whole: UInt8 = 2
+        /// Renditions only: `NAME.jpg` itself is not there.
+        static let noOriginal: UInt8 = 4
     }
 
     public let category: String
@@ -26,6 +29,11 @@ public struct SlideCatalog: Sendable {
     /// Capture times for `newest` order; empty while every slide's is 0.
     private var timestamps: [Double] = []
     private var wholeSlides: [Int32: Slide] = [:]
+    /// Per entry, 0 for no renditions, else 1 + where its run starts in `renditionSizes`; empty while no entry has
+    /// a packed rendition.
+    private var renditionRuns: [UInt32] = []
+    /// Each run: the count, then each size as `width << 16 | height`.
+    private var renditionSizes: [UInt32] = []
     /// Live entries in natural order of their names.
     public private(set) var byName: [Int32] = []
     public private(set) var removedCount = 0
@@ -55,12 +63,13 @@ public struct SlideCatalog: Sendable {
         let entry = entries[Int(index)]
         if entry.flags & Entry.whole != 0, let whole = wholeSlides[index] { return whole }
         let name = self.name(of: entry)
-        let start = Int(entry.start)
-        let tail = String(
-            decoding: text[start + Int(entry.nameLength)..<start + Int(entry.nameLength) + Int(entry.tailLength)],
-            as: UTF8.self)
+        let tail = String(decoding: tailBytes(of: entry), as: UTF8.self)
+        let renditions = packedRenditions(at: index).map { size in
+            Slide.Rendition(path: Self.renditionPath(folder: folder, name: name, size: size), size: size)
+        }
         return Slide(
-            id: SlideID(category: category, name: name), original: "\(folder)/\(name)\(tail)", renditions: [],
+            id: SlideID(category: category, name: name),
+            original: entry.flags & Entry.noOriginal != 0 ? nil : "\(folder)/\(name)\(tail)", renditions: renditions,
             timestamp: timestamp(at: index))
     }
 
@@ -78,6 +87,53 @@ public struct SlideCatalog: Sendable {
         }
         timestamps[Int(index)] = seconds
         if entries[Int(index)].flags & Entry.whole != 0 { wholeSlides[index]?.timestamp = seconds }
+    }
+
+    /// Where a packed rendition is: `folder/NAME@WxH.jpg`.
+    static func renditionPath(folder: String, name: String, size: Size) -> String {
+        "\(folder)/\(name)@\(size.width)x\(size.height).jpg"
+    }
+
+    private func packedRenditions(at index: Int32) -> [Size] {
+        guard !renditionRuns.isEmpty, renditionRuns[Int(index)] > 0 else { return [] }
+        let start = Int(renditionRuns[Int(index)] - 1)
+        let count = Int(renditionSizes[start])
+        return renditionSizes[start + 1..<start + 1 + count].map {
+            Size(width: Int($0 >> 16), height: Int($0 & 0xFFFF))
+        }
+    }
+
+    /// The renditions of a slide named `name` that pack (every one named `NAME@WxH.jpg` in the category folder,
+    /// sides below 65,536); nil when one does not.
+    private func packable(_ renditions: [Slide.Rendition], name: String) -> [Size]? {
+        var sizes: [Size] = []
+        for rendition in renditions {
+            guard rendition.size.width > 0, rendition.size.width <= 0xFFFF, rendition.size.height > 0,
+                rendition.size.height <= 0xFFFF,
+                rendition.path == Self.renditionPath(folder: folder, name: name, size: rendition.size)
+            else { return nil }
+            sizes.append(rendition.size)
+        }
+        return sizes
+    }
+
+    /// Appends a record with its timestamp and renditions, keeping the per-entry tables as long as `entries`.
+    private mutating func appendEntry(_ entry: Entry, timestamp: Double, renditions: [Size]) {
+        entries.append(entry)
+        if !timestamps.isEmpty || timestamp != 0 {
+            if timestamps.isEmpty { timestamps = Array(repeating: 0, count: entries.count - 1) }
+            timestamps.append(timestamp)
+        }
+        if !renditionRuns.isEmpty || !renditions.isEmpty {
+            if renditionRuns.isEmpty { renditionRuns = Array(repeating: 0, count: entries.count - 1) }
+            if renditions.isEmpty {
+                renditionRuns.append(0)
+            } else {
+                renditionRuns.append(UInt32(renditionSizes.count + 1))
+                renditionSizes.append(UInt32(renditions.count))
+                renditionSizes += renditions.map { UInt32($0.width) << 16 | UInt32($0.height) }
+            }
+        }
     }
 
     /// The live entry named `id`, found by binary search over `byName`.
@@ -107,7 +163,7 @@ public struct SlideCatalog: Sendable {
     /// key the header cache is sorted by.
     public func firstFileKey(at index: Int32) -> ArraySlice<UInt8> {
         let entry = entries[Int(index)]
-        if entry.flags & Entry.whole == 0 {
+        if entry.flags & (Entry.whole | Entry.noOriginal) == 0 {
             let start = Int(entry.start)
             return text[start..<start + Int(entry.nameLength) + Int(entry.tailLength)]
         }
@@ -121,7 +177,9 @@ public struct SlideCatalog: Sendable {
         let mine = entries[Int(index)]
         let theirs = other.entries[Int(otherIndex)]
         if mine.flags & Entry.whole == 0, theirs.flags & Entry.whole == 0, folder == other.folder {
-            return tailBytes(of: mine).elementsEqual(other.tailBytes(of: theirs))
+            return mine.flags & Entry.noOriginal == theirs.flags & Entry.noOriginal
+                && tailBytes(of: mine).elementsEqual(other.tailBytes(of: theirs))
+                && packedRenditions(at: index) == other.packedRenditions(at: otherIndex)
         }
         return slide(at: index).files == other.slide(at: otherIndex).files
     }
@@ -154,25 +212,30 @@ public struct SlideCatalog: Sendable {
         text.reserveCapacity(text.count + bytes)
     }
 
-    /// Adds a plain photo whose name comes after every name here (a sorted listing is being packed).
-    mutating func appendInNameOrder(name: ArraySlice<UInt8>, tail: ArraySlice<UInt8>) {
-        guard name.count <= Int(UInt16.max), tail.count <= Int(UInt8.max),
-            text.count + name.count + tail.count < Int(UInt32.max)
+    /// Adds a photo whose name comes after every name here (a sorted listing is being packed): its original's
+    /// tail (nil when only renditions are there) and its renditions' sizes (named `NAME@WxH.jpg` beside it).
+    mutating func appendInNameOrder(name: ArraySlice<UInt8>, tail: ArraySlice<UInt8>?, renditions: [Size] = []) {
+        guard name.count <= Int(UInt16.max), (tail?.count ?? 0) <= Int(UInt8.max),
+            text.count + name.count + (tail?.count ?? 0) < Int(UInt32.max),
+            renditions.allSatisfy({ $0.width <= 0xFFFF && $0.height <= 0xFFFF })
         else {
             let nameText = String(decoding: name, as: UTF8.self)
             appendInNameOrder(
                 Slide(
                     id: SlideID(category: category, name: nameText),
-                    original: "\(folder)/\(nameText)\(String(decoding: tail, as: UTF8.self))", renditions: []))
+                    original: tail.map { "\(folder)/\(nameText)\(String(decoding: $0, as: UTF8.self))" },
+                    renditions: renditions.map {
+                        Slide.Rendition(path: Self.renditionPath(folder: folder, name: nameText, size: $0), size: $0)
+                    }))
             return
         }
         let index = Int32(entries.count)
-        entries.append(
-            Entry(
-                start: UInt32(text.count), nameLength: UInt16(name.count), tailLength: UInt8(tail.count), flags: 0))
+        let entry = Entry(
+            start: UInt32(text.count), nameLength: UInt16(name.count), tailLength: UInt8(tail?.count ?? 0),
+            flags: tail == nil ? Entry.noOriginal : 0)
         text.append(contentsOf: name)
-        text.append(contentsOf: tail)
-        if !timestamps.isEmpty { timestamps.append(0) }
+        if let tail { text.append(contentsOf: tail) }
+        appendEntry(entry, timestamp: 0, renditions: renditions.sorted { $0.pixelCount < $1.pixelCount })
         byName.append(index)
     }
 
@@ -213,17 +276,10 @@ public struct SlideCatalog: Sendable {
         let entry = other.entries[Int(index)]
         let newIndex = Int32(entries.count)
         let start = Int(entry.start)
-        entries.append(
-            Entry(
-                start: UInt32(text.count), nameLength: entry.nameLength, tailLength: entry.tailLength,
-                flags: entry.flags))
+        let copy = Entry(
+            start: UInt32(text.count), nameLength: entry.nameLength, tailLength: entry.tailLength, flags: entry.flags)
         text.append(contentsOf: other.text[start..<start + Int(entry.nameLength) + Int(entry.tailLength)])
-        if !other.timestamps.isEmpty {
-            if timestamps.isEmpty { timestamps = Array(repeating: 0, count: entries.count - 1) }
-            timestamps.append(other.timestamps[Int(index)])
-        } else if !timestamps.isEmpty {
-            timestamps.append(0)
-        }
+        appendEntry(copy, timestamp: other.timestamp(at: index), renditions: other.packedRenditions(at: index))
         if let whole = other.wholeSlides[index] { wholeSlides[newIndex] = whole }
     }
 
@@ -231,8 +287,10 @@ public struct SlideCatalog: Sendable {
     private mutating func store(_ slide: Slide) -> Int32 {
         let index = Int32(entries.count)
         let name = Array(slide.id.name.utf8)
+        // The original's tail (empty with no original), when the slide packs.
         var tail: [UInt8]?
-        if slide.renditions.isEmpty, slide.photos.count == 1, let original = slide.original {
+        let renditions = slide.photos.count == 1 ? packable(slide.renditions, name: slide.id.name) : nil
+        if renditions != nil, let original = slide.original {
             let prefix = folder.utf8.count + 1 + name.count
             let bytes = Array(original.utf8)
             if bytes.count > prefix, bytes.count - prefix <= Int(UInt8.max), original.hasPrefix("\(folder)/"),
@@ -240,6 +298,8 @@ public struct SlideCatalog: Sendable {
             {
                 tail = Array(bytes[prefix...])
             }
+        } else if let renditions, !renditions.isEmpty {
+            tail = []
         }
         // Past these limits (never met by real folders) a slide is simply kept whole.
         let fits = name.count <= Int(UInt16.max) && text.count + name.count + 256 < Int(UInt32.max)
@@ -248,17 +308,15 @@ public struct SlideCatalog: Sendable {
             entry.nameLength = UInt16(name.count)
             text.append(contentsOf: name)
         }
-        if fits, let tail {
+        if fits, let tail, let renditions {
             entry.tailLength = UInt8(tail.count)
+            if slide.original == nil { entry.flags = Entry.noOriginal }
             text.append(contentsOf: tail)
+            appendEntry(entry, timestamp: slide.timestamp, renditions: renditions)
         } else {
             entry.flags = Entry.whole
             wholeSlides[index] = slide
-        }
-        entries.append(entry)
-        if !timestamps.isEmpty || slide.timestamp != 0 {
-            if timestamps.isEmpty { timestamps = Array(repeating: 0, count: entries.count - 1) }
-            timestamps.append(slide.timestamp)
+            appendEntry(entry, timestamp: slide.timestamp, renditions: [])
         }
         return index
     }

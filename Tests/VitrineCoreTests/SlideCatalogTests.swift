@@ -118,4 +118,35 @@ import VitrineTestSupport
         #expect(slides[1].renditions.map(\.path) == ["\(folder.path)/cache/Trip/a@160x96.jpg"])
         #expect(slides[2].renditions.isEmpty)
     }
+
+    /// Renditions named as `vitrine renditions` names them pack with their photo; one named otherwise (a zero-padded
+    /// size, another extension) keeps the slide whole, with every path as it is on disk.
+    @Test func renditionsPackWhenTheirNamesCanBeMadeAgain() throws {
+        let folder = try TemporaryFolder()
+        for name in [
+            "Trip/a.jpg", "Trip/a@800x480.jpg", "Trip/a@1920x1080.jpg", "Trip/b@0800x480.jpg", "Trip/b.jpg",
+            "Trip/c@640x480.jpeg", "Trip/d@320x200.jpg",
+        ] {
+            try folder.write(name, [1])
+        }
+        let category = LibraryCategory(name: "Trip", path: "\(folder.path)/Trip")
+        let catalog = try #require(try Library(root: folder.path).catalog(of: category, isCancelled: { false }))
+        let slides = catalog.slides
+        #expect(slides.map(\.id.name) == ["a", "b", "c", "d"])
+        #expect(slides[0].files == ["a.jpg", "a@800x480.jpg", "a@1920x1080.jpg"].map { "\(category.path)/\($0)" })
+        #expect(slides[1].files == ["b.jpg", "b@0800x480.jpg"].map { "\(category.path)/\($0)" })
+        #expect(slides[2].files == ["\(category.path)/c@640x480.jpeg"])
+        #expect(slides[3].original == nil)
+        #expect(slides[3].files == ["\(category.path)/d@320x200.jpg"])
+        // A copy made slide by slide holds the same slides, and tells a changed rendition set apart.
+        let copy = SlideCatalog(slides, folder: category.path)
+        #expect(copy.slides == slides)
+        var changed = slides[0]
+        changed.renditions.removeLast()
+        let other = SlideCatalog([changed] + slides.dropFirst(), folder: category.path)
+        let first = try #require(catalog.index(of: slides[0].id))
+        let second = try #require(catalog.index(of: slides[1].id))
+        #expect(!catalog.sameFiles(first, as: other, try #require(other.index(of: slides[0].id))))
+        #expect(catalog.sameFiles(second, as: other, try #require(other.index(of: slides[1].id))))
+    }
 }
