@@ -281,7 +281,9 @@ final class LibraryFollower {
         if changes.rootReplaced && !changes.overflowed && !waitingForLibrary {
             log("the library folder \(library.root) was replaced; reading it again")
         }
-        if changes.categoriesChanged || rescan {
+        // A photo arriving in the root changes the category list only when it is the root's first.
+        let rootListed = categoryList.first?.isRoot == true
+        if changes.categoriesChanged || rescan || changes.rootPhotoWent || (changes.rootPhotoArrived && !rootListed) {
             let before = categoryList.map(\.name)
             let after = readCategories()
             if before != after { send(.categoriesChanged(after, now: now)) }

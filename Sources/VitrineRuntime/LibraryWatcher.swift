@@ -16,6 +16,11 @@ public final class LibraryWatcher {
         public var categoriesChanged = false
         /// Files of the active category changed (for the root category, files directly in the root).
         public var activeChanged = false
+        /// A photo arrived directly in the root (the root category appears with the first), or one went from there
+        /// (it goes with the last). Kept apart from `categoriesChanged`: a flat library of 100,000 photos would
+        /// otherwise be listed again for every arrival.
+        public var rootPhotoArrived = false
+        public var rootPhotoWent = false
         /// Files closed after writing or moved in: their slides are new or replaced.
         public var finished: Set<String> = []
         /// The kernel dropped events: rescan everything.
@@ -193,7 +198,11 @@ public final class LibraryWatcher {
         if inRoot {
             // Photos directly in the root form the root category; they matter when it is the active one, and
             // the first or last of them makes that category appear or go.
-            changes.categoriesChanged = true
+            if mask & UInt32(IN_DELETE | IN_MOVED_FROM) != 0 {
+                changes.rootPhotoWent = true
+            } else {
+                changes.rootPhotoArrived = true
+            }
             if !activeIsRoot { return }
         }
         changes.activeChanged = true

@@ -51,6 +51,23 @@ struct LibraryWatcherTests {
         #expect(after.finished.contains("\(folder.path)/Cat/New/z.jpg"))
     }
 
+    /// A photo arriving in or leaving the root is said as such, not as a changed category list: a flat library of
+    /// 100,000 photos is then not listed again for every arrival. A folder made there still changes the list.
+    @Test func rootPhotosComingAndGoingAreToldApartFromFolders() throws {
+        let watcher = try LibraryWatcher(root: folder.path)
+        touch("\(folder.path)/flat.jpg")
+        let arrived = watcher.read()
+        #expect(arrived.rootPhotoArrived)
+        #expect(!arrived.rootPhotoWent)
+        #expect(!arrived.categoriesChanged)
+        unlink("\(folder.path)/flat.jpg")
+        let went = watcher.read()
+        #expect(went.rootPhotoWent)
+        #expect(!went.categoriesChanged)
+        mkdir("\(folder.path)/Trips", 0o755)
+        #expect(watcher.read().categoriesChanged)
+    }
+
     /// A library that is not there yet is no error: it is looked for, and watched once it is made.
     @Test func aMissingLibraryIsLookedForAndWatchedWhenItAppears() throws {
         let root = "\(folder.path)/usb/photos"
