@@ -10,6 +10,7 @@
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
 #include <sys/resource.h>
+#include <malloc.h>
 #include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -42,6 +43,13 @@ static inline int vitrine_make_thread_idle(void) {
     /* ioprio_set(IOPRIO_WHO_PROCESS = 1, thread, IOPRIO_CLASS_IDLE = 3 << IOPRIO_CLASS_SHIFT 13) */
     int disk = (int)syscall(SYS_ioprio_set, 1, thread, 3 << 13);
     return cpu != 0 ? cpu : disk;
+}
+
+/* Large blocks (a category's arrays, a frame) are mapped on their own and given back to the system when freed:
+   glibc would otherwise raise its mmap threshold after the first such free (up to 32 MiB) and keep later ones in
+   the heap, where a board's memory stays taken after a library is read again. */
+static inline int vitrine_return_large_blocks(void) {
+    return mallopt(M_MMAP_THRESHOLD, 256 * 1024);
 }
 
 /* Peak resident set size of this process in KiB (ru_maxrss is in KiB on Linux, getrusage(2)). */

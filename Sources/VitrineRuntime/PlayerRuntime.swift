@@ -170,6 +170,7 @@ public final class PlayerRuntime: LibraryFollowerOwner {
                 pixelSize: profile.scanout))
         do {
             _ = vitrine_ignore_sigpipe()
+            _ = vitrine_return_large_blocks()
             loop = try EventLoop()
             timer = try MonotonicTimer()
             decodeWakeup = try Wakeup()
