@@ -175,9 +175,10 @@ final class LibraryFollower {
         watcher.watch(category)
         // The new listing sees every change made before it starts.
         changesWaiting = nil
+        let show = self.show()
         awaitedIndex = indexer.submit(
             IndexWorker.Job(
-                category: category, order: show().order, pairPortraits: show().pairPortraits,
+                category: category, order: show.order, pairPortraits: show.pairPortraits,
                 beingWritten: watcher.beingWritten))
     }
 
@@ -214,20 +215,22 @@ final class LibraryFollower {
     /// Sends the changes seen to the active category to the index worker, when no job is out and the show has the
     /// category's playlist to compare with.
     private func refreshIfWaiting() {
-        guard awaitedIndex == nil, let changes = changesWaiting, let active = show().active,
-            let category = categoryList.first(where: { $0.name == active }), let playlist = show().playlist
+        guard awaitedIndex == nil, let changes = changesWaiting else { return }
+        let show = self.show()
+        guard let active = show.active, let category = categoryList.first(where: { $0.name == active }),
+            let playlist = show.playlist
         else { return }
         changesWaiting = nil
         awaitedIndex = indexer.submit(
             IndexWorker.Job(
-                category: category, order: show().order, pairPortraits: show().pairPortraits,
+                category: category, order: show.order, pairPortraits: show.pairPortraits,
                 beingWritten: watcher.beingWritten,
                 refresh: IndexWorker.Refresh(
                     known: playlist.catalog, finished: changes.finished, treeReplaced: changes.rootReplaced)))
     }
 
     /// A photo (not a rendition) refused for the memory budget gets its rendition made in the background; the
-    /// library watcher brings it back into the show when it is written.
+    /// category is read again with it when it is written.
     func healIfRefusedForMemory(_ error: ImageError, slide: Slide) {
         guard let renditionMaker, case .overBudget(let exceeded) = error.reason,
             slide.photos.contains(where: { $0.original == error.file }),
