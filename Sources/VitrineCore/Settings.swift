@@ -34,7 +34,7 @@ public struct Settings: Sendable, Equatable {
     /// On a landscape panel, two portrait photos in a row share the screen as one slide.
     public var pairPortraits = false
     /// Where renditions of photos refused for memory are made in the background (mirroring the library's
-    /// folders); nil means `$STATE_DIRECTORY/renditions` under systemd, else the user's cache folder; "" means none.
+    /// folders); nil means `$STATE_DIRECTORY/renditions` under systemd (else none), "" means none.
     public var renditionCacheFolder: String?
     /// What each photo's caption says and where; `locale` nil means the date style of `$LC_ALL`/`$LC_TIME`/`$LANG`.
     public var caption = CaptionStyle()

@@ -15,21 +15,10 @@ public enum StateDirectory {
         return state.split(separator: ":").first.map(String.init) ?? state
     }
 
-    /// `renditionCacheFolder`, else `$STATE_DIRECTORY/renditions`, else the user's cache folder
-    /// (`$XDG_CACHE_HOME/vitrine/renditions`, `~/.cache/vitrine/renditions`), else none.
+    /// `renditionCacheFolder`, else `$STATE_DIRECTORY/renditions`, else none.
     public static func renditionCacheFolder(settings: Settings) -> String? {
         if let explicit = settings.renditionCacheFolder { return explicit.isEmpty ? nil : explicit }
-        if let path { return "\(path)/renditions" }
-        if let cache = environment("XDG_CACHE_HOME"), cache.hasPrefix("/") { return "\(cache)/vitrine/renditions" }
-        if let home = environment("HOME"), home.hasPrefix("/"), home != "/" {
-            return "\(home)/.cache/vitrine/renditions"
-        }
-        return nil
-    }
-
-    private static func environment(_ name: String) -> String? {
-        guard let value = getenv(name).map({ String(cString: $0) }), !value.isEmpty else { return nil }
-        return value
+        return path.map { "\($0)/renditions" }
     }
 
     /// `headerCacheFolder`, else `$STATE_DIRECTORY/headers`, else none.
