@@ -95,11 +95,13 @@ final class IndexWorker: @unchecked Sendable {
         }
     }
 
-    /// The nice value of the index thread: reading 100,000 headers must not delay a flip on the player's thread.
+    /// The nice value of the index thread once the show has its first category: reading 100,000 headers then must
+    /// not delay a flip on the player's thread. The first index runs at the player's own priority, since nothing is
+    /// on screen until it is done (and a thread cannot raise its priority again without privileges).
     static let niceness: Int32 = 10
 
     private func run() {
-        _ = vitrine_lower_thread_priority(Self.niceness)
+        var lowered = false
         while true {
             let next: (serial: Int, job: Job)? = monitor.locked {
                 while waiting == nil && !stopping { monitor.wait() }
@@ -118,6 +120,10 @@ final class IndexWorker: @unchecked Sendable {
                 return true
             }
             if deliver { wakeup.signal() }
+            if deliver && !lowered {
+                lowered = true
+                _ = vitrine_lower_thread_priority(Self.niceness)
+            }
         }
     }
 
