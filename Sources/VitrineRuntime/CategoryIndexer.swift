@@ -83,8 +83,8 @@ struct CategoryIndexer {
 
     /// Files still being written are not shown yet: a slide loses them, and goes when it has no other file.
     static func leaveOut(_ beingWritten: Set<String>, from catalog: inout SlideCatalog) {
-        var changed: [Slide] = []
-        var gone: Set<Int32> = []
+        // A slide with several files still being written is changed once, whatever their number.
+        var changed: [Int32: Slide] = [:]
         let prefix = catalog.folder + "/"
         for path in beingWritten where path.hasPrefix(prefix) {
             let relative = String(path.dropFirst(prefix.count))
@@ -96,14 +96,13 @@ struct CategoryIndexer {
             guard let index = catalog.index(of: SlideID(category: catalog.category, name: folder + stem)) else {
                 continue
             }
-            var slide = changed.first { $0.id == catalog.id(at: index) } ?? catalog.slide(at: index)
-            changed.removeAll { $0.id == slide.id }
+            var slide = changed[index] ?? catalog.slide(at: index)
             if slide.original == path { slide.original = nil }
             slide.renditions.removeAll { $0.path == path }
-            if slide.files.isEmpty { gone.insert(index) } else { changed.append(slide) }
+            changed[index] = slide
         }
-        catalog.remove(gone)
-        catalog.append(changed)
+        catalog.remove(Set(changed.filter { $0.value.files.isEmpty }.keys))
+        catalog.append(changed.values.filter { !$0.files.isEmpty })
     }
 
     /// The first capture date among the slide's files, else the first file's modification time. `first` is what
