@@ -13,7 +13,27 @@ since=
 check() {
     local name=$1 detail=$2
     shift 2
-    if "$@"; then echo "CHECK ok $name: $detail"; else echo "CHECK fail $name: $detail"; fi
+    if "$@"; then
+        echo "CHECK ok $name: $detail"
+    else
+        echo "CHECK fail $name: $detail"
+        explain
+    fi
+}
+# After a failed check: what the service manager and the player said since the mark, and where the player is.
+explain() {
+    local pid
+    pid=$(main_pid)
+    journalctl -q -o short-monotonic --since "$since" -u vitrine.service -u getty@tty1.service \
+        -u vitrine-console.service -u systemd-coredump@\* | tail -60 | sed 's/^/INFO   journal: /'
+    if [ "$pid" != 0 ]; then
+        echo "INFO   main pid $pid: $(ps -o stat=,wchan:32=,etime=,args= -p "$pid")"
+        for task in /proc/"$pid"/task/*; do
+            echo "INFO     thread ${task##*/} $(cat "$task"/comm 2>/dev/null): $(cut -d' ' -f3 "$task"/stat 2>/dev/null)" \
+                "$(cat "$task"/wchan 2>/dev/null)"
+        done
+    fi
+    echo "INFO   jobs: $(systemctl list-jobs --no-legend | tr '\n' ';')"
 }
 mark() {
     # journalctl --since takes wall-clock seconds: step past the current one so nothing earlier counts.
@@ -201,6 +221,7 @@ within 120 watchdog_restarted
 settle 3
 state
 check "watchdog kills a stuck player and it comes back" "the getty stays away" watchdog_restarted
+journalctl -q -o short-monotonic --since "$since" -u vitrine.service | grep -v '^ *$' | tail -12 | sed 's/^/INFO   /'
 
 mark "crash loop"
 mkdir -p /run/systemd/system/vitrine.service.d
