@@ -78,8 +78,14 @@ playing() {
 }
 console_back() { active vitrine.service "$1" && active getty@tty1.service active; }
 status_says() { [[ $(systemctl show -P StatusText vitrine.service) == "$1"* ]]; }
-# After a restart of any kind: a new player ($pid was the old one) and no getty started in between.
-replaced_quietly() { playing && [ "$(main_pid)" != "$pid" ] && no_getty_started; }
+# After a restart of any kind: a new player ($pid was the old one) and no getty started in between. The new pid is
+# read first and must still be the main pid after the other checks: read in the other order, a player killed
+# between the checks (MainPID 0 while the restart waits out RestartSec) would pass for a new one.
+replaced_quietly() {
+    local new
+    new=$(main_pid)
+    [ "$new" != 0 ] && [ "$new" != "$pid" ] && playing && [ "$(main_pid)" = "$new" ] && no_getty_started
+}
 unchanged_install() { [ "$status" = 0 ] && [ "$(main_pid)" = "$pid" ] && [[ $output == *"nothing changed"* ]]; }
 reloaded() {
     [ "$(main_pid)" = "$pid" ] && journalctl -q -u vitrine.service --since "$since" | grep -q "config reloaded"
