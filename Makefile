@@ -8,7 +8,7 @@ BASELINE_PHOTOS := $(PHOTOS)/large_nexus6p_12mp_420_thumb.jpg $(PHOTOS)/large_kl
 PORTRAIT_PHOTOS := $(PHOTOS)/cam_canon_ixus40_portrait_440_thumb.jpg $(PHOTOS)/orient_portrait_6.jpg
 
 # Debian packages: build and test, then the extra tools the benchmarks compare against.
-BUILD_PACKAGES := pkg-config libjpeg62-turbo-dev libturbojpeg0-dev zlib1g-dev libdrm-dev libudev-dev libinput-dev libfreetype-dev fonts-dejavu-core
+BUILD_PACKAGES := pkg-config libjpeg62-turbo-dev libturbojpeg0-dev zlib1g-dev libdrm-dev libudev-dev libinput-dev libfreetype-dev libspng-dev libwebp-dev fonts-dejavu-core
 CHECK_PACKAGES := python3-pil
 BENCH_PACKAGES := libjpeg-turbo-progs libvips-tools python3-pil time rsync
 # The deployment checks: shellcheck, systemd-analyze (systemd), useradd --prefix (passwd), python3 for JSON.
@@ -18,7 +18,7 @@ FAULT_PACKAGES := rsync python3-pil util-linux bindfs fuse3
 # libFuzzer: executions per target (or FUZZ_SECONDS, whichever ends first). `make fuzz` is the full run.
 FUZZ_RUNS ?= 1000000
 FUZZ_SECONDS ?= 600
-FUZZ_TARGETS := jpeg settings devices control
+FUZZ_TARGETS := jpeg png webp settings devices control
 
 .PHONY: builtin-devices all deps check-deps bench-deps deploy-check-deps build release run test unit-tests lint format shellcheck \
 	check-photos check-renditions vm-test deploy-test bench clean fault-deps faults test-asan \
@@ -94,7 +94,7 @@ shellcheck: deploy-check-deps
 # The set lives outside the repository; without it this is skipped with a message (a failure under CI=true).
 check-photos: release check-deps
 	@if [ -d "$(PHOTOS)" ]; then \
-	  /usr/bin/python3 Tests/Reference/check_against_pillow.py --vitrine .build/release/vitrine "$(PHOTOS)"; \
+	  /usr/bin/python3 Tests/Reference/check_against_pillow.py --vitrine .build/release/vitrine --variants 8 "$(PHOTOS)"; \
 	elif [ "$$CI" = true ]; then echo "check-photos FAILED (CI=true): $(PHOTOS) not found (set PHOTOS=DIR)"; exit 1; \
 	else echo "check-photos skipped: $(PHOTOS) not found (set PHOTOS=DIR)"; fi
 

@@ -44,11 +44,21 @@ let package = Package(
             pkgConfig: "freetype2",
             providers: [.apt(["libfreetype-dev"])]
         ),
+        .systemLibrary(
+            name: "CSPNG",
+            pkgConfig: "spng",
+            providers: [.apt(["libspng-dev"])]
+        ),
+        .systemLibrary(
+            name: "CWebP",
+            pkgConfig: "libwebpdemux",
+            providers: [.apt(["libwebp-dev"])]
+        ),
         .systemLibrary(name: "CLinux"),
         .target(name: "VitrineCore", swiftSettings: strict),
         .target(
             name: "VitrineImage",
-            dependencies: ["VitrineCore", "CJPEG", "CZlib", "CFreeType"],
+            dependencies: ["VitrineCore", "CJPEG", "CZlib", "CFreeType", "CSPNG", "CWebP"],
             swiftSettings: strict
         ),
         .target(
@@ -64,7 +74,7 @@ let package = Package(
         .executableTarget(name: "vitrine", dependencies: ["VitrineCLI"], swiftSettings: strict),
         .target(
             name: "VitrineTestSupport",
-            dependencies: ["VitrineCore", "CTurboJPEG"],
+            dependencies: ["VitrineCore", "CTurboJPEG", "CSPNG", "CWebP"],
             path: "Tests/VitrineTestSupport",
             swiftSettings: strict
         ),

@@ -38,9 +38,10 @@ say() { printf '%s\n' "$*"; }
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(dirname "$here")
 
-RUNTIME_PACKAGES=(libjpeg62-turbo zlib1g libdrm2 libudev1 libinput10 libfreetype6 fonts-dejavu-core)
+RUNTIME_PACKAGES=(libjpeg62-turbo zlib1g libdrm2 libudev1 libinput10 libfreetype6 libspng0 libwebp7 libwebpdemux2
+    fonts-dejavu-core)
 BUILD_PACKAGES=(pkg-config libjpeg62-turbo-dev libturbojpeg0-dev zlib1g-dev libdrm-dev libudev-dev libinput-dev
-    libfreetype-dev)
+    libfreetype-dev libspng-dev libwebp-dev)
 
 BIN=/usr/local/bin/vitrine
 UNIT_DIR=/etc/systemd/system

@@ -18,7 +18,8 @@ struct RenditionsCommand {
         synopsis: "[--library DIR] [--profiles ID,...] [--jobs N] [--quality Q]",
         summary: """
             For every photo of the library, writes the renditions the device profiles need (NAME@WxH.jpg beside
-            NAME.jpg: turned upright, scaled to the box the photo fills on the profile's canvas, baseline JPEG)
+            NAME.jpg, NAME.png or NAME.webp: turned upright, scaled to the box the photo fills on the profile's
+            canvas, baseline JPEG)
             when they are missing or older than the original. Originals are never modified. Each file is written
             under a hidden temporary name and renamed, so a run that is stopped leaves no partial file under a real
             name, and a running player picks the new files up as they appear. Exits 1 when a photo failed.
@@ -41,7 +42,7 @@ struct RenditionsCommand {
     /// The renditions to write for one original, largest first; the first failure skips the rest.
     struct Job: Sendable {
         var original: String
-        var header: JPEGHeader
+        var header: ImageHeader
         var targets: [(size: Size, destination: String)]
     }
 
@@ -109,7 +110,7 @@ struct RenditionsCommand {
             for slide in slides {
                 guard let original = slide.original else { continue }
                 originals += 1
-                let header: JPEGHeader
+                let header: ImageHeader
                 do {
                     header = try writer.header(of: original)
                 } catch {

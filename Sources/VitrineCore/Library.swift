@@ -24,7 +24,8 @@ public struct Library: Sendable {
         let bytes = name.utf8
         guard let first = bytes.first, first != UInt8(ascii: "."), bytes.last != UInt8(ascii: "~") else { return false }
         for partial in partialSuffixes where hasSuffix(bytes, partial) { return false }
-        return hasSuffix(bytes, ".jpg") || hasSuffix(bytes, ".jpeg")
+        return hasSuffix(bytes, ".jpg") || hasSuffix(bytes, ".jpeg") || hasSuffix(bytes, ".png")
+            || hasSuffix(bytes, ".webp")
     }
 
     private static let partialSuffixes: [StaticString] = [".part", ".tmp", ".crdownload", ".partial", ".download"]

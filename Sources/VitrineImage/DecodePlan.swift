@@ -1,14 +1,14 @@
 import VitrineCore
 
-/// Everything decided about a photo before a byte of it is decoded: the DCT reduction, the buffers and what they
-/// cost, and where the pixels go.
+/// Everything decided about a photo before a byte of it is decoded: the reduction while decoding (a JPEG's DCT
+/// scale, a WebP's scaled decode), the buffers and what they cost, and where the pixels go.
 public struct DecodePlan: Sendable, Equatable {
-    public var header: JPEGHeader
+    public var header: ImageHeader
     public var placement: Placement
-    /// libjpeg-turbo's inverse-DCT reduction, `numerator/8`.
+    /// libjpeg-turbo's inverse-DCT reduction, `numerator/8` (8/8 for formats decoded at full size or to a size).
     public var scaleNumerator: Int
     public var scaleDenominator: Int
-    /// The size libjpeg-turbo decodes to (stored orientation).
+    /// The size the decoder delivers (stored orientation).
     public var decodedSize: Size
     /// The shown part of the decoded image, in its pixels (stored orientation).
     public var decodedWindow: Placement.Window
@@ -26,8 +26,10 @@ public struct DecodePlan: Sendable, Equatable {
     /// The memory the decode itself needs (the frame is charged on its own).
     public var decodeBytes: Int { rowBufferBytes + resamplerBytes + decoderWorkspaceBytes }
 
-    /// The reduction as a fraction in lowest terms (`1/2`, `3/8`), as tjbench's `-scale` takes it.
+    /// The reduction as a fraction in lowest terms (`1/2`, `3/8`), as tjbench's `-scale` takes it; for a WebP the
+    /// size it is decoded to.
     public var scaleDescription: String {
+        if header.format == .webp { return decodedSize == header.size ? "1/1" : "\(decodedSize)" }
         var (a, b) = (scaleNumerator, scaleDenominator)
         while b != 0 { (a, b) = (b, a % b) }
         return "\(scaleNumerator / max(a, 1))/\(scaleDenominator / max(a, 1))"
@@ -37,7 +39,10 @@ public struct DecodePlan: Sendable, Equatable {
     /// in both directions. libjpeg-turbo's scaled inverse DCT is itself a proper low-pass reduction, so rounding up
     /// to the next eighth is all the headroom the final filter needs; libvips' habit of decoding at twice the target
     /// would double or quadruple the decode cost for no visible gain at panel sizes.
-    public static func make(header: JPEGHeader, options: RenderOptions) -> DecodePlan {
+    ///
+    /// A PNG is decoded at full size, row by row; a WebP straight to the size the box needs (libwebp's scaled
+    /// decode), except an animation's first frame, which is composed at its canvas size.
+    public static func make(header: ImageHeader, options: RenderOptions) -> DecodePlan {
         let placement = Placement.compute(photo: header.displayedSize, canvas: options.canvas, fit: options.fit)
         let mapping = header.orientation.mapping
         let displayed = header.displayedSize
@@ -50,8 +55,24 @@ public struct DecodePlan: Sendable, Equatable {
             output = output.transposed
         }
         let needed = max(Double(output.width) / window.width, Double(output.height) / window.height)
-        let numerator = (1...8).first { Double($0) / 8 >= needed - 1e-9 } ?? 8
-        let decoded = scaled(header.size, numerator: numerator)
+        var numerator = 8
+        var decoded = header.size
+        var decoderBytes = header.decoderWorkspaceBytes
+        switch header.details {
+        case .jpeg:
+            numerator = (1...8).first { Double($0) / 8 >= needed - 1e-9 } ?? 8
+            decoded = scaled(header.size, numerator: numerator)
+        case .webp(let webp):
+            if !webp.animated && needed < 1 {
+                decoded = Size(
+                    width: min(header.size.width, Int((Double(header.size.width) * needed).rounded(.up))),
+                    height: min(header.size.height, Int((Double(header.size.height) * needed).rounded(.up))))
+            }
+            // libwebp writes the whole decoded picture, which the rows are then taken from.
+            decoderBytes += decoded.pixelCount * 4
+        case .png:
+            break
+        }
         let ratioX = Double(decoded.width) / Double(header.size.width)
         let ratioY = Double(decoded.height) / Double(header.size.height)
         let decodedWindow = Placement.Window(
@@ -64,7 +85,7 @@ public struct DecodePlan: Sendable, Equatable {
             rowBufferBytes: RowPipe.byteCount(rowBytes: decoded.width * 4, capacity: pipeRows),
             resamplerBytes: Resampler.workspaceBytes(
                 sourceWidth: decoded.width, window: decodedWindow, outputSize: output, filter: options.filter),
-            decoderWorkspaceBytes: header.decoderWorkspaceBytes)
+            decoderWorkspaceBytes: decoderBytes)
     }
 
     /// libjpeg's output size at `numerator`/8: each side rounded up (`jdiv_round_up`).

@@ -16,10 +16,23 @@ public enum ExifReader {
 
     /// `payload` is the APP1 segment body after the length field, starting with `Exif\0\0`.
     public static func read(_ payload: ArraySlice<UInt8>) -> Fields {
+        guard payload.count >= 14, payload.prefix(6).elementsEqual(exifHeader) else { return Fields() }
+        return read(tiff: payload.dropFirst(6))
+    }
+
+    static let exifHeader: [UInt8] = [0x45, 0x78, 0x69, 0x66, 0, 0]
+
+    /// An EXIF block as PNG (eXIf) and WebP (EXIF) store it: the TIFF structure itself, though some writers put
+    /// JPEG's `Exif\0\0` in front; both are read.
+    public static func read(block: ArraySlice<UInt8>) -> Fields {
+        block.prefix(6).elementsEqual(exifHeader) ? read(tiff: block.dropFirst(6)) : read(tiff: block)
+    }
+
+    /// The TIFF structure (byte order mark first).
+    public static func read(tiff bytes: ArraySlice<UInt8>) -> Fields {
         var fields = Fields()
-        let exifHeader: [UInt8] = [0x45, 0x78, 0x69, 0x66, 0, 0]
-        guard payload.count >= 14, payload.prefix(6).elementsEqual(exifHeader) else { return fields }
-        let tiff = Array(payload.dropFirst(6))
+        guard bytes.count >= 8 else { return fields }
+        let tiff = Array(bytes)
         let little: Bool
         switch (tiff[0], tiff[1]) {
         case (0x49, 0x49): little = true

@@ -1,7 +1,8 @@
 import VitrineCore
 
-/// Turns a JPEG file into a panel frame: header, DCT-scaled decode, orientation, resampling and placement, with
-/// every buffer charged to the memory budget before it is allocated. One renderer per thread.
+/// Turns a photo file (JPEG, PNG or WebP, told by its content) into a panel frame: header, a decode reduced
+/// toward the panel where the format allows, orientation, resampling and placement, with every buffer charged to
+/// the memory budget before it is allocated. One renderer per thread.
 public final class FrameRenderer {
     public let budget: MemoryBudget
     /// What libjpeg warned about in photos it decoded whole, one line each naming the file, since `takeWarnings`.
@@ -19,17 +20,18 @@ public final class FrameRenderer {
         return warnings
     }
 
-    /// The header alone: size, orientation, format. Reads only marker segments.
-    public func header(of path: String) throws(ImageError) -> JPEGHeader {
+    /// The header alone: format, size, orientation. Reads only the metadata (a JPEG's marker segments, a PNG's
+    /// chunks before its image data, a WebP's chunk headers).
+    public func header(of path: String) throws(ImageError) -> ImageHeader {
         try PhotoFile(path: path).header()
     }
 
     /// The plan for a photo, after the checks that need no decoding (format, pixel cap). `known` is its header
     /// when the caller has just read it (to pick a rendition), so it is not read twice.
-    private func plan(file: borrowing PhotoFile, options: RenderOptions, known: JPEGHeader?) throws(ImageError)
+    private func plan(file: borrowing PhotoFile, options: RenderOptions, known: ImageHeader?) throws(ImageError)
         -> DecodePlan
     {
-        let header: JPEGHeader
+        let header: ImageHeader
         if let known {
             header = known
         } else {
@@ -44,7 +46,7 @@ public final class FrameRenderer {
 
     /// Renders a photo into a new frame of the scanout size. Nothing is allocated before the pixel cap and the
     /// budget have accepted the photo. `header` skips reading the header again when the caller already has it.
-    public func render(_ path: String, options: RenderOptions, header: JPEGHeader? = nil) throws(ImageError)
+    public func render(_ path: String, options: RenderOptions, header: ImageHeader? = nil) throws(ImageError)
         -> (frame: Frame, plan: DecodePlan)
     {
         let region = Placement.Rect(x: 0, y: 0, width: options.canvas.width, height: options.canvas.height)
@@ -57,7 +59,7 @@ public final class FrameRenderer {
     /// half of a portrait pair); pixels outside the region are left as they are. `frame` is asked for only once
     /// the pixel cap and the budget have accepted the photo, so a first photo allocates nothing before that.
     public func render(
-        _ path: String, options: RenderOptions, header: JPEGHeader? = nil, region: Placement.Rect,
+        _ path: String, options: RenderOptions, header: ImageHeader? = nil, region: Placement.Rect,
         frame: () throws(ImageError) -> Frame
     ) throws(ImageError) -> (frame: Frame, plan: DecodePlan) {
         let file = try PhotoFile(path: path)
@@ -81,7 +83,7 @@ public final class FrameRenderer {
     }
 
     /// The plan for a photo placed in `region` of the canvas, after the checks that need no decoding.
-    private func plan(file: borrowing PhotoFile, options: RenderOptions, region: Placement.Rect, known: JPEGHeader?)
+    private func plan(file: borrowing PhotoFile, options: RenderOptions, region: Placement.Rect, known: ImageHeader?)
         throws(ImageError) -> DecodePlan
     {
         var regionOptions = options
@@ -97,8 +99,8 @@ public final class FrameRenderer {
     {
         let blurBytes = options.fit == .containBlur ? BlurFill.workspaceBytes(region: region) : 0
         let purpose =
-            "decoding \(plan.header.size) at \(plan.scaleDescription) (libjpeg "
-            + "\(MemoryBudget.format(plan.decoderWorkspaceBytes))\(plan.header.process == .progressive ? ", progressive" : ""), "
+            "decoding a \(plan.header.size) \(plan.header.kind) at \(plan.scaleDescription) (decoder "
+            + "\(MemoryBudget.format(plan.decoderWorkspaceBytes)), "
             + "rows and resampling \(MemoryBudget.format(plan.rowBufferBytes + plan.resamplerBytes + blurBytes)))"
         do {
             return try budget.charge(plan.decodeBytes + blurBytes, for: purpose)
@@ -123,22 +125,16 @@ public final class FrameRenderer {
     }
 
     /// Decodes on this thread and resamples on a second one, row by row through a small ring: the two overlap on
-    /// two cores, and no decoded image is ever held whole.
+    /// two cores, and a JPEG or non-interlaced PNG is never held whole (a WebP is, at the size it was decoded to).
     private func decodeAndCompose(
         file: borrowing PhotoFile, plan: DecodePlan, options: RenderOptions, into frame: Frame
     ) throws(ImageError) {
-        let cmyk = plan.header.colorModel == .cmyk || plan.header.colorModel == .ycck
-        let decompressor = JPEGDecompressor()
-        if let message = decompressor.start(
-            descriptor: file.descriptor, scaleNumerator: plan.scaleNumerator, cmyk: cmyk)
-        {
-            throw ImageError(file: file.path, reason: .decodeFailed(message))
-        }
-        guard decompressor.outputSize == plan.decodedSize else {
+        let decoder = try startDecoder(file: file, plan: plan, background: options.background)
+        guard decoder.outputSize == plan.decodedSize else {
             throw ImageError(
                 file: file.path,
                 reason: .malformed(
-                    "decoder output \(decompressor.outputSize) differs from the header's \(plan.decodedSize)"))
+                    "decoder output \(decoder.outputSize) differs from the header's \(plan.decodedSize)"))
         }
         let destination = plan.placement.destination
         let mapping = PixelMapping(
@@ -157,7 +153,7 @@ public final class FrameRenderer {
         var failure: String?
         var row = 0
         let height = plan.decodedSize.height
-        let batch = min(decompressor.rowBatch, DecodePlan.pipeRows)
+        let batch = min(decoder.rowBatch, DecodePlan.pipeRows)
         var cancelled = false
         while row < height {
             if let isCancelled, isCancelled() {
@@ -166,29 +162,48 @@ public final class FrameRenderer {
                 break
             }
             let slots = pipe.slots(first: row, count: min(batch, height - row))
-            switch decompressor.read(into: slots) {
+            switch decoder.read(into: slots) {
             case .failure(let error):
                 failure = error.message
             case .success(let count):
-                if cmyk {
-                    for slot in slots.prefix(count) {
-                        ColorConversion.cmykToBGRX(
-                            slot, pixelCount: plan.decodedSize.width, inverted: plan.header.adobeTransform != nil)
-                    }
-                }
                 row += count
                 pipe.publish(upTo: row)
                 if count == 0 { failure = "the decoder stopped at row \(row) of \(height)" }
             }
             if failure != nil { break }
         }
-        if failure == nil { failure = decompressor.finish() }
+        if failure == nil { failure = decoder.finish() }
         if failure != nil { pipe.fail() }
         consumer.join()
         if cancelled { throw ImageError(file: file.path, reason: .cancelled) }
         if let failure { throw ImageError(file: file.path, reason: .decodeFailed(failure)) }
-        if let warning = decompressor.warning {
+        if let warning = decoder.warning {
             warnings.append("\(file.path): shown despite libjpeg's warning: \(warning)")
+        }
+    }
+
+    /// The format's decoder, started on the file at the plan's size.
+    private func startDecoder(file: borrowing PhotoFile, plan: DecodePlan, background: RGBColor)
+        throws(ImageError) -> any RowDecoder
+    {
+        do throws(RowDecodeFailure) {
+            switch plan.header.details {
+            case .jpeg(let header):
+                let decompressor = JPEGDecompressor()
+                if let message = decompressor.start(
+                    descriptor: file.descriptor, scaleNumerator: plan.scaleNumerator, header: header)
+                {
+                    throw RowDecodeFailure(message: message)
+                }
+                return decompressor
+            case .png(let header):
+                return try PNGRowDecoder(descriptor: file.descriptor, header: header, background: background)
+            case .webp(let header):
+                return try WebPRowDecoder(
+                    file: file, header: header, outputSize: plan.decodedSize, background: background)
+            }
+        } catch {
+            throw ImageError(file: file.path, reason: .decodeFailed(error.message))
         }
     }
 

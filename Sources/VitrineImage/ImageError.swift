@@ -9,8 +9,15 @@ public struct ImageError: Error, Equatable, Sendable, CustomStringConvertible {
         case notRegularFile(String)
         /// The bytes are not JPEG; the associated text says what they look like instead.
         case notJPEG(String)
+        /// The bytes are none of the formats Vitrine reads; the text says what they look like.
+        case unknownFormat(String)
+        /// A JPEG's markers are broken (or, for a slide or rendition, what is wrong with it).
         case malformed(String)
         case unsupported(String)
+        /// A PNG's or WebP's structure is broken: the format and what is wrong.
+        case damaged(ImageFormat, String)
+        /// A PNG or WebP uses something Vitrine does not show.
+        case unsupportedVariant(ImageFormat, String)
         case tooManyPixels(Size, limitMegapixels: Double)
         case overBudget(MemoryBudget.Exceeded)
         /// libjpeg-turbo's own message: unusable or truncated data.
@@ -36,8 +43,12 @@ public struct ImageError: Error, Equatable, Sendable, CustomStringConvertible {
         case .empty: return "empty file (0 bytes)"
         case .notRegularFile(let kind): return "not a regular file (\(kind)); only regular files are photos"
         case .notJPEG(let what): return "not a JPEG file (\(what))"
+        case .unknownFormat(let what):
+            return "not a photo Vitrine can show (\(what)); it shows \(ImageFormat.shownList)"
         case .malformed(let what): return "malformed JPEG: \(what)"
         case .unsupported(let what): return "unsupported JPEG: \(what)"
+        case .damaged(let format, let what): return "malformed \(format.rawValue): \(what)"
+        case .unsupportedVariant(let format, let what): return "unsupported \(format.rawValue): \(what)"
         case .tooManyPixels(let size, let limit):
             let megapixels = Double(Int(Double(size.pixelCount) / 100_000)) / 10
             return "\(size) is \(megapixels) megapixels, above the limit of \(ConfigObject.format(limit)) "

@@ -74,8 +74,8 @@ struct PhotoFile: ~Copyable {
         return filled
     }
 
-    func header() throws(ImageError) -> JPEGHeader {
-        try JPEGHeader.parse(file: path) { (offset, count) throws(ImageError) -> [UInt8] in
+    func header() throws(ImageError) -> ImageHeader {
+        try ImageHeader.parse(file: path, fileBytes: byteCount) { (offset, count) throws(ImageError) -> [UInt8] in
             try read(offset: offset, count: count)
         }
     }

@@ -19,7 +19,7 @@ public final class RenditionWriter {
     }
 
     /// The header of an original: its upright size decides the renditions.
-    public func header(of path: String) throws(ImageError) -> JPEGHeader {
+    public func header(of path: String) throws(ImageError) -> ImageHeader {
         try renderer.header(of: path)
     }
 
@@ -31,7 +31,7 @@ public final class RenditionWriter {
     }
 
     public func write(
-        original: String, header: JPEGHeader, size: Size, to destination: String, quality: Int, maxMegapixels: Double
+        original: String, header: ImageHeader, size: Size, to destination: String, quality: Int, maxMegapixels: Double
     ) throws(ImageError) {
         // `cover` on a canvas of the photo's own aspect: the whole photo, at most a pixel of rounding cropped.
         let options = RenderOptions(canvas: size, fit: .cover, maxMegapixels: maxMegapixels)

@@ -44,10 +44,10 @@ public final class SlideRenderer {
         _ = frames.takeWarnings()
         let photos = slide.photos
         let regions = Self.regions(photoCount: photos.count, canvas: options.canvas)
-        var picks: [(path: String, header: JPEGHeader?, date: String?)] = []
+        var picks: [(path: String, header: ImageHeader?, date: String?)] = []
         for (photo, region) in zip(photos, regions) {
             let picker = RenditionPicker(canvas: region.size, fit: options.fit)
-            var headers: [String: JPEGHeader] = [:]
+            var headers: [String: ImageHeader] = [:]
             let choice = picker.pick(photo) { [frames] path in
                 headers[path] = try? frames.header(of: path)
                 return headers[path]?.displayedSize

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (Tests/Fuzz/Targets/*.swift) into .build/fuzz/: VitrineCore, with the JPEG header
-# and EXIF reader from VitrineImage, compiled with coverage instrumentation and AddressSanitizer, linked with
+# Builds the libFuzzer targets (Tests/Fuzz/Targets/*.swift) into .build/fuzz/: VitrineCore, with the JPEG, PNG
+# and WebP header readers and the EXIF reader from VitrineImage, compiled with coverage instrumentation and AddressSanitizer, linked with
 # libFuzzer's main from the toolchain (swiftc -sanitize=fuzzer). Usage: Tests/Fuzz/build.sh [OUTPUT_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -9,11 +9,12 @@ swiftc=${SWIFTC:-swiftc}
 mkdir -p "$out/modules"
 flags=(-O -g "-sanitize=fuzzer,address" -parse-as-library -swift-version 6 -warnings-as-errors)
 
-# One module with what the fuzzers reach: the core, and the three VitrineImage files the header parser needs
+# One module with what the fuzzers reach: the core, and the VitrineImage files the header parsers need
 # (they import only VitrineCore, so they are rebuilt here inside it).
 core=(Sources/VitrineCore/*.swift)
 image=(Sources/VitrineImage/JPEGHeader.swift Sources/VitrineImage/ExifReader.swift
-    Sources/VitrineImage/ImageError.swift)
+    Sources/VitrineImage/ImageError.swift Sources/VitrineImage/ImageFormat.swift Sources/VitrineImage/PNGHeader.swift
+    Sources/VitrineImage/WebPHeader.swift Sources/VitrineImage/ImageHeader.swift)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 for file in "${image[@]}"; do

@@ -3,16 +3,19 @@
 
 Usage:
   check_against_pillow.py --vitrine PATH [--panels 800x480,1920x1080]
-                          [--min-psnr 30] PHOTO_OR_DIR...
+                          [--min-psnr 30] [--variants N] PHOTO_OR_DIR...
 
-A directory stands for the *.jpg / *.jpeg / *.png files directly inside it,
-sorted by name.
+A directory stands for the *.jpg / *.jpeg / *.png / *.webp files directly
+inside it, sorted by name.  --variants N also writes, with Pillow, PNG and
+WebP copies of the first N JPEGs (EXIF orientation carried over) and a few
+kinds of PNG and WebP that JPEG has no counterpart for (alpha, palette, grey,
+16-bit grey, animation), and checks those the same way.
 
-For every photo Pillow can fully load as a JPEG, and for every panel, the
-script renders it with vitrine (binary PPM of exactly the panel size) and
-builds the reference with Pillow: open, ImageOps.exif_transpose,
-convert('RGB'), resize to the contain size with Image.LANCZOS, pasted
-centred on a black canvas.  A (photo, panel) passes if vitrine exits 0, the
+For every photo Pillow can fully load as a JPEG, PNG or WebP, and for every
+panel, the script renders it with vitrine (binary PPM of exactly the panel
+size) and builds the reference with Pillow: open, ImageOps.exif_transpose,
+alpha composed over black, convert('RGB'), resize to the contain size with
+Image.LANCZOS, pasted centred on a black canvas.  A (photo, panel) passes if vitrine exits 0, the
 PSNR inside the picture rectangle is >= --min-psnr and every pixel outside
 it is exactly (0, 0, 0).
 
@@ -47,10 +50,10 @@ except ImportError:  # pragma: no cover - depends on the interpreter
     sys.exit("check_against_pillow.py: Pillow is missing; run it with "
              "/usr/bin/python3 (apt-get install python3-pil)")
 
-PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png")
+PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp")
 # Pillow reports JPEGs carrying an MPF index (UltraHDR, multi-picture) as
 # 'MPO'; it is a JpegImageFile subclass and loads the primary JPEG image.
-JPEG_FORMATS = ("JPEG", "MPO")
+SHOWN_FORMATS = ("JPEG", "MPO", "PNG", "WEBP")
 RENDER_TIMEOUT_S = 300
 
 
@@ -113,12 +116,67 @@ def load_with_pillow(path: Path) -> tuple[Image.Image | None, str]:
     """The EXIF-transposed image, or None and why Pillow cannot use it."""
     try:
         with Image.open(path) as im:
-            if im.format not in JPEG_FORMATS:
-                return None, f"format {im.format}, not JPEG"
+            if im.format not in SHOWN_FORMATS:
+                return None, f"format {im.format}, not one Vitrine shows"
+            # An animation shows its first frame; Pillow opens on it.
             im.load()
-            return ImageOps.exif_transpose(im), ""
+            return flatten(ImageOps.exif_transpose(im)), ""
     except Exception as exc:  # noqa: BLE001 - any failure means "cannot decode"
         return None, f"{type(exc).__name__}: {exc}"
+
+
+def flatten(im: Image.Image) -> Image.Image:
+    """Transparency composed over black, the background vitrine render uses; other images as they are."""
+    if im.mode in ("RGBA", "LA", "PA") or (im.mode == "P" and "transparency" in im.info):
+        rgba = im.convert("RGBA")
+        return Image.alpha_composite(Image.new("RGBA", rgba.size, (0, 0, 0, 255)), rgba).convert("RGB")
+    if im.mode in ("I;16", "I;16B", "I"):
+        # 16-bit grey: the top 8 bits, as an 8-bit display shows it.
+        return im.point(lambda v: v / 256).convert("L")
+    return im
+
+
+def make_variants(files: list[Path], count: int, folder: Path) -> list[Path]:
+    """PNG and WebP copies of the first `count` JPEGs Pillow loads, and the kinds only PNG and WebP have."""
+    made: list[Path] = []
+    jpegs = []
+    for photo in files:
+        if photo.name.startswith("broken_"):
+            continue
+        try:
+            with Image.open(photo) as im:
+                if im.format not in ("JPEG", "MPO") or im.width * im.height > 20_000_000:
+                    continue
+                im.load()
+                exif = im.getexif().tobytes()
+                jpegs.append((photo, im.convert("RGB"), exif))
+        except Exception:  # noqa: BLE001 - not a variant source
+            continue
+        if len(jpegs) == count:
+            break
+    for photo, im, exif in jpegs:
+        stem = folder / photo.stem
+        im.save(f"{stem}.png", exif=exif)
+        im.save(f"{stem}.lossy.webp", quality=90, exif=exif)
+        im.save(f"{stem}.lossless.webp", lossless=True, exif=exif)
+        made += [Path(f"{stem}.png"), Path(f"{stem}.lossy.webp"), Path(f"{stem}.lossless.webp")]
+    if jpegs:
+        _, first, _ = jpegs[0]
+        alpha = Image.linear_gradient("L").resize(first.size)
+        with_alpha = first.copy()
+        with_alpha.putalpha(alpha)
+        with_alpha.save(folder / "variant-alpha.png")
+        with_alpha.save(folder / "variant-alpha.webp", quality=90)
+        first.convert("P", palette=Image.ADAPTIVE, colors=256).save(folder / "variant-palette.png")
+        first.convert("L").save(folder / "variant-grey.png")
+        first.convert("L").point(lambda v: v * 257, "I").convert("I;16").save(folder / "variant-grey16.png")
+        frames = [first] + [im for _, im, _ in jpegs[1:2]]
+        frames = [f.resize(first.size) for f in frames]
+        frames[0].save(folder / "variant-animated.webp", save_all=True, append_images=frames[1:],
+                       duration=500, quality=90)
+        made += [folder / n for n in ("variant-alpha.png", "variant-alpha.webp", "variant-palette.png",
+                                      "variant-grey.png", "variant-grey16.png", "variant-animated.webp")]
+    return made
 
 
 def reference(src: Image.Image, cw: int, ch: int) -> tuple[Image.Image, tuple[int, int, int, int]]:
@@ -272,6 +330,8 @@ def main() -> int:
                     help="comma-separated panel sizes WxH (default 800x480,1920x1080)")
     ap.add_argument("--min-psnr", type=float, default=30.0,
                     help="minimum PSNR in dB inside the picture (default 30)")
+    ap.add_argument("--variants", type=int, default=0, metavar="N",
+                    help="also check PNG and WebP variants written from the first N JPEGs")
     ap.add_argument("photos", nargs="+", metavar="PHOTO_OR_DIR")
     args = ap.parse_args()
 
@@ -285,6 +345,10 @@ def main() -> int:
     passed = failed = 0
     with tempfile.TemporaryDirectory(prefix="vitrine-ref-") as tmp_name:
         tmp = Path(tmp_name)
+        if args.variants:
+            variants = tmp / "variants"
+            variants.mkdir()
+            files += make_variants(files, args.variants, variants)
         for photo in files:
             src, why = load_with_pillow(photo)
             for panel in args.panels:

@@ -100,7 +100,8 @@ final class RecordingConsole: Console {
         let result = run(["render", broken, "--panel", "800x480", "--output", "\(folder.path)/x.png"])
         #expect(result.status == 1)
         #expect(
-            result.errors == "vitrine render: \(broken): not a JPEG file (starts with 0x6E 0x6F instead of 0xFF 0xD8)\n"
+            result.errors
+                == "vitrine render: \(broken): not a photo Vitrine can show (starts with 0x6E 0x6F 0x74 0x20); it shows JPEG, PNG and WebP\n"
         )
         #expect(!FileBytes.exists("\(folder.path)/x.png"))
     }
@@ -116,7 +117,7 @@ final class RecordingConsole: Console {
         let out = "\(folder.path)/frames"
         let result = run(["render", "\(folder.path)/lib", "--panel", "40x30", "--output-dir", out])
         #expect(result.status == 1)
-        #expect(result.errors.contains("bad.jpg: not a JPEG file"))
+        #expect(result.errors.contains("bad.jpg: not a photo Vitrine can show"))
         #expect(result.output.contains("3 frame(s) of 40x30 written to \(out), 1 failed"))
         for name in ["top", "Trips_a", "Family_b"] { #expect(FileBytes.exists("\(out)/\(name).png"), "\(name)") }
         // The 32x24 rendition would have to be enlarged for 40x30, so the original is read.

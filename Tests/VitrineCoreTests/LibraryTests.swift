@@ -29,7 +29,8 @@ import VitrineTestSupport
         for name in [
             "Trip/beach.jpg", "Trip/beach@800x480.jpg", "Trip/beach@1920x1080.jpg", "Trip/only@640x480.jpg",
             "Trip/img10.jpg", "Trip/img2.jpg", "Trip/2024/nested.jpg", "Trip/.DS_Store", "Trip/.sync.jpg",
-            "Trip/upload.jpg.part", "Trip/x.tmp", "Trip/backup.jpg~", "Trip/movie.mp4", "Trip/raw.png",
+            "Trip/upload.jpg.part", "Trip/x.tmp", "Trip/backup.jpg~", "Trip/movie.mp4", "Trip/shot.png",
+            "Trip/saved.WebP", "Trip/anim.gif",
             "Trip/dl.jpg.crdownload", "Trip/odd@big.jpg",
         ] {
             try folder.write(name, [1])
@@ -37,7 +38,8 @@ import VitrineTestSupport
         let library = Library(root: folder.path)
         let category = try #require(try library.categories().first)
         let slides = try library.slides(in: category)
-        #expect(slides.map(\.id.name) == ["2024/nested", "beach", "img2", "img10", "odd@big", "only"])
+        #expect(
+            slides.map(\.id.name) == ["2024/nested", "beach", "img2", "img10", "odd@big", "only", "saved", "shot"])
         let beach = try #require(slides.first { $0.id.name == "beach" })
         #expect(beach.id == SlideID(category: "Trip", name: "beach"))
         #expect(beach.original == "\(folder.path)/Trip/beach.jpg")
@@ -70,7 +72,10 @@ import VitrineTestSupport
         #expect(!Library.isPhotoName(".a.jpg"))
         #expect(!Library.isPhotoName("a.jpg.part"))
         #expect(!Library.isPhotoName("a.jpg~"))
-        #expect(!Library.isPhotoName("a.png"))
+        #expect(Library.isPhotoName("screenshot.png"))
+        #expect(Library.isPhotoName("saved.WEBP"))
+        #expect(!Library.isPhotoName("a.gif"))
+        #expect(!Library.isPhotoName("a.png.part"))
         #expect(Library.renditionParts(of: "sea@800x480.jpg")?.size == Size(width: 800, height: 480))
         #expect(Library.renditionParts(of: "sea@800x480.jpg")?.name == "sea")
         #expect(Library.renditionParts(of: "me@home.jpg") == nil)

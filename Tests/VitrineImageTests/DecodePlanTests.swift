@@ -4,14 +4,16 @@ import VitrineCore
 @testable import VitrineImage
 
 @Suite struct DecodePlanTests {
-    func header(_ size: Size, orientation: Orientation = .up) -> JPEGHeader {
-        JPEGHeader(
-            size: size, process: .baseline, arithmetic: false, precision: 8,
-            components: [
-                .init(horizontalSampling: 2, verticalSampling: 1), .init(horizontalSampling: 1, verticalSampling: 1),
-                .init(horizontalSampling: 1, verticalSampling: 1),
-            ],
-            adobeTransform: nil, orientation: orientation, dateTimeOriginal: nil)
+    func header(_ size: Size, orientation: Orientation = .up) -> ImageHeader {
+        ImageHeader(
+            JPEGHeader(
+                size: size, process: .baseline, arithmetic: false, precision: 8,
+                components: [
+                    .init(horizontalSampling: 2, verticalSampling: 1),
+                    .init(horizontalSampling: 1, verticalSampling: 1),
+                    .init(horizontalSampling: 1, verticalSampling: 1),
+                ],
+                adobeTransform: nil, orientation: orientation, dateTimeOriginal: nil))
     }
 
     /// The smallest M/8 whose decode still covers the box, in both directions.

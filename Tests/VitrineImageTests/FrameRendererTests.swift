@@ -126,7 +126,7 @@ import VitrineTestSupport
             for x in 0..<size.width { raw += x < 16 ? [255, 0, 0, 255] : [255, 255, 255, 255] }
         }
         let path = try write("cmyk.jpg", try JPEGFixture.encode(cmyk: raw, size: size))
-        #expect(try renderer.header(of: path).colorModel == .ycck)
+        #expect(try renderer.header(of: path).jpeg?.colorModel == .ycck)
         let (frame, _) = try renderer.render(path, options: RenderOptions(canvas: size))
         #expect(Self.close(frame.pixel(x: 4, y: 8), RGBColor(red: 255, green: 0, blue: 0), tolerance: 8))
         #expect(Self.close(frame.pixel(x: 28, y: 8), RGBColor(red: 255, green: 255, blue: 255), tolerance: 8))
@@ -179,7 +179,8 @@ import VitrineTestSupport
                 path, options: RenderOptions(canvas: Size(width: 800, height: 480)))
         } throws: { error in
             guard let error = error as? ImageError, case .overBudget(let exceeded) = error.reason else { return false }
-            return exceeded.requested > 0 && error.description.contains("big.jpg: refused: decoding 640x480 at 1/1")
+            return exceeded.requested > 0
+                && error.description.contains("big.jpg: refused: decoding a 640x480 progressive JPEG at 1/1")
                 && error.description.contains("needs") && error.description.contains("of the 1.0 MiB memory budget")
         }
         #expect(budget.used == 0)
@@ -326,8 +327,8 @@ import VitrineTestSupport
         let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13] + Array("IHDR".utf8)
         return [
             ("zero.jpg", [], "empty file (0 bytes)"),
-            ("random.jpg", random, "not a JPEG file (starts with 0x42"),
-            ("png.jpg", png, "not a JPEG file (PNG image data)"),
+            ("random.jpg", random, "not a photo Vitrine can show (starts with 0x42"),
+            ("png.jpg", png, "malformed PNG: file ends inside the header (truncated)"),
             ("header-only.jpg", Array(jpeg.prefix(sof + 4)), "malformed JPEG: frame header is truncated"),
             ("truncated.jpg", Array(jpeg.prefix(jpeg.count - 200)), "cannot decode: Premature end of JPEG file"),
             ("twelve.jpg", twelveBit, "unsupported JPEG: 12-bit samples"),

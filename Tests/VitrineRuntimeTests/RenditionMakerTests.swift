@@ -65,7 +65,7 @@ import VitrineTestSupport
         let header = try FrameRenderer(budget: MemoryBudget(limit: 64 << 20)).header(
             of: "\(folder.path)/cache/Trip/big@320x200.jpg")
         #expect(header.size == Size(width: 320, height: 200))
-        #expect(header.process == .baseline)
+        #expect(header.jpeg?.process == .baseline)
         // The library is never written: the original is as it was and nothing joined it.
         #expect(try FileBytes.read(original) == before)
         #expect(try Library.entryNames(in: "\(folder.path)/Trip") == ["big.jpg"])

@@ -1,0 +1,89 @@
+import VitrineCore
+
+/// What Vitrine knows about a photo before decoding it, whatever its format: the format (from the content), the
+/// stored size, the EXIF orientation and date, and what the decoder will need. The format's own header is kept
+/// beside for its decoder.
+public struct ImageHeader: Equatable, Sendable {
+    public enum Details: Equatable, Sendable {
+        case jpeg(JPEGHeader)
+        case png(PNGHeader)
+        case webp(WebPHeader)
+    }
+
+    public var details: Details
+    /// The stored size (before orientation).
+    public var size: Size
+    public var orientation: Orientation
+    public var dateTimeOriginal: String?
+    public var hasAlpha: Bool
+    /// Bytes the format's decoder keeps while decoding, besides the rows Vitrine hands on.
+    public var decoderWorkspaceBytes: Int
+
+    public var format: ImageFormat {
+        switch details {
+        case .jpeg: return .jpeg
+        case .png: return .png
+        case .webp: return .webp
+        }
+    }
+
+    /// The upright size, after EXIF orientation.
+    public var displayedSize: Size { orientation.displayedSize(ofStored: size) }
+
+    public var jpeg: JPEGHeader? {
+        if case .jpeg(let header) = details { return header }
+        return nil
+    }
+
+    /// The header's facts in a few words for messages: "progressive JPEG", "interlaced PNG", "lossless WebP".
+    public var kind: String {
+        switch details {
+        case .jpeg(let header): return header.process == .progressive ? "progressive JPEG" : "JPEG"
+        case .png(let header): return header.interlaced ? "interlaced PNG" : "PNG"
+        case .webp(let header):
+            return (header.animated ? "animated " : "") + (header.lossless ? "lossless WebP" : "WebP")
+        }
+    }
+
+    public init(_ jpeg: JPEGHeader) {
+        details = .jpeg(jpeg)
+        size = jpeg.size
+        orientation = jpeg.orientation
+        dateTimeOriginal = jpeg.dateTimeOriginal
+        hasAlpha = false
+        decoderWorkspaceBytes = jpeg.decoderWorkspaceBytes
+    }
+
+    public init(_ png: PNGHeader) {
+        details = .png(png)
+        size = png.size
+        orientation = png.exif?.orientation ?? .up
+        dateTimeOriginal = png.exif?.dateTimeOriginal
+        hasAlpha = png.hasAlpha
+        decoderWorkspaceBytes = png.decoderWorkspaceBytes
+    }
+
+    public init(_ webp: WebPHeader) {
+        details = .webp(webp)
+        size = webp.size
+        orientation = webp.exif?.orientation ?? .up
+        dateTimeOriginal = webp.exif?.dateTimeOriginal
+        hasAlpha = webp.hasAlpha
+        decoderWorkspaceBytes = webp.decoderWorkspaceBytes
+    }
+
+    /// Reads the header of a file of `fileBytes` bytes through `read(offset, count)`, which returns at most `count`
+    /// bytes (fewer at the end of the file); the format is told by the first bytes.
+    public static func parse(
+        file: String, fileBytes: Int, read: (Int, Int) throws(ImageError) -> [UInt8]
+    ) throws(ImageError) -> ImageHeader {
+        let start = try read(0, ImageFormat.signatureLength)
+        if start.isEmpty { throw ImageError(file: file, reason: .empty) }
+        switch ImageFormat.detect(start) {
+        case .jpeg: return ImageHeader(try JPEGHeader.parse(file: file, read: read))
+        case .png: return ImageHeader(try PNGHeader.parse(file: file, read: read))
+        case .webp: return ImageHeader(try WebPHeader.parse(file: file, fileBytes: fileBytes, read: read))
+        case nil: throw ImageError(file: file, reason: .unknownFormat(ImageFormat.describeUnknown(start)))
+        }
+    }
+}

@@ -1,0 +1,94 @@
+import CSPNG
+import VitrineCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// One libspng decode, row by row: a non-interlaced PNG of any size passes through in a few rows of memory, as a
+/// JPEG does. Palette, grey, 16-bit and tRNS transparency are expanded by libspng to 8-bit RGBA; alpha is composed
+/// over the background. An Adam7-interlaced PNG delivers its rows in seven passes, so it is decoded whole first
+/// (its header charges the budget for that).
+final class PNGRowDecoder: RowDecoder {
+    static let largestChunk = 2 << 20
+
+    let outputSize: Size
+    var rowBatch: Int { 8 }
+    var warning: String? { nil }
+    private let context: OpaquePointer
+    private let stream: UnsafeMutablePointer<FILE>
+    private let background: RGBColor
+    /// One RGBA row, or the whole RGBA image of an interlaced PNG.
+    private let rgba: UnsafeMutablePointer<UInt8>
+    private let interlaced: Bool
+    private var row = 0
+
+    /// Starts decoding the PNG open at `descriptor` (read from its start through a duplicate, so the caller's
+    /// descriptor stays as it was).
+    init(descriptor: Int32, header: PNGHeader, background: RGBColor) throws(RowDecodeFailure) {
+        guard let context = spng_ctx_new(0) else { throw RowDecodeFailure(message: "libspng: out of memory") }
+        let copy = dup(descriptor)
+        guard copy >= 0, let stream = fdopen(copy, "rb") else {
+            if copy >= 0 { close(copy) }
+            spng_ctx_free(context)
+            throw RowDecodeFailure(message: "cannot reopen the file: \(String(cString: strerror(errno)))")
+        }
+        rewind(stream)
+        self.context = context
+        self.stream = stream
+        self.background = background
+        outputSize = header.size
+        interlaced = header.interlaced
+        let rowBytes = header.size.width * 4
+        rgba = .allocate(capacity: interlaced ? rowBytes * header.size.height : rowBytes)
+        spng_set_chunk_limits(context, Self.largestChunk, PNGHeader.chunkCacheBytes)
+        spng_set_image_limits(context, UInt32(header.size.width), UInt32(header.size.height))
+        var status = spng_set_png_file(context, stream)
+        if status == 0 {
+            let flags = Int32(VITRINE_SPNG_DECODE_TRNS) | (interlaced ? 0 : Int32(VITRINE_SPNG_DECODE_PROGRESSIVE))
+            status = spng_decode_image(
+                context, interlaced ? UnsafeMutableRawPointer(rgba) : nil,
+                interlaced ? rowBytes * header.size.height : 0, Int32(VITRINE_SPNG_FMT_RGBA8), flags)
+        }
+        guard status == 0 else { throw RowDecodeFailure(message: Self.message(status)) }
+    }
+
+    deinit {
+        spng_ctx_free(context)
+        fclose(stream)
+        rgba.deallocate()
+    }
+
+    static func message(_ status: Int32) -> String {
+        "libspng: " + (spng_strerror(status).map { String(cString: $0) } ?? "error \(status)")
+    }
+
+    func read(into rows: [UnsafeMutablePointer<UInt8>]) -> Result<Int, RowDecodeFailure> {
+        let width = outputSize.width
+        var count = 0
+        for destination in rows {
+            guard row < outputSize.height else { break }
+            let source: UnsafeMutablePointer<UInt8>
+            if interlaced {
+                source = rgba + row * width * 4
+            } else {
+                let status = spng_decode_row(context, rgba, width * 4)
+                // The call that decodes the last row answers SPNG_EOI rather than 0.
+                guard status == 0 || status == Int32(VITRINE_SPNG_EOI) else {
+                    return .failure(RowDecodeFailure(message: "\(Self.message(status)) at row \(row)"))
+                }
+                source = rgba
+            }
+            ColorConversion.rgbaToBGRX(source, into: destination, pixelCount: width, over: background)
+            row += 1
+            count += 1
+        }
+        return .success(count)
+    }
+
+    func finish() -> String? {
+        row == outputSize.height ? nil : "the decoder stopped at row \(row) of \(outputSize.height)"
+    }
+}

@@ -1,0 +1,19 @@
+import VitrineCore
+
+/// A decoder that has started on a photo and hands out its rows, top to bottom, as BGRX (blue, green, red, one
+/// unused byte; alpha already composed over the background), `outputSize.width` pixels each.
+protocol RowDecoder: AnyObject {
+    var outputSize: Size { get }
+    /// How many rows the decoder likes to be asked for at once.
+    var rowBatch: Int { get }
+    /// Decodes the next rows into `rows`; the count decoded, or the decoder's message.
+    func read(into rows: [UnsafeMutablePointer<UInt8>]) -> Result<Int, RowDecodeFailure>
+    /// After the last row: reads to the end of the image, where truncation shows; the message when it failed.
+    func finish() -> String?
+    /// What the decoder warned about in a photo it decoded anyway (nil: nothing).
+    var warning: String? { get }
+}
+
+struct RowDecodeFailure: Error {
+    var message: String
+}

@@ -1,0 +1,153 @@
+import CSPNG
+import CWebP
+import VitrineCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// PNG and WebP fixtures made in the test with libspng's and libwebp's encoders, so tests need no photo files.
+public enum ImageFixture {
+    public struct EncodeError: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// PNG colour types, with the channels a pixel has in the bytes `png` takes.
+    public enum PNGColor: Sendable {
+        case gray, rgb, grayAlpha, rgba
+
+        var type: UInt8 {
+            switch self {
+            case .gray: return 0
+            case .rgb: return 2
+            case .grayAlpha: return 4
+            case .rgba: return 6
+            }
+        }
+
+        public var channels: Int {
+            switch self {
+            case .gray: return 1
+            case .rgb: return 3
+            case .grayAlpha: return 2
+            case .rgba: return 4
+            }
+        }
+    }
+
+    /// Encodes samples (row-major; 16-bit ones in host byte order, as libspng takes them) as a PNG, Adam7-interlaced on request,
+    /// with an eXIf chunk holding `exif` (a TIFF structure) when given.
+    public static func png(
+        samples: [UInt8], size: Size, color: PNGColor, bitDepth: UInt8 = 8, interlaced: Bool = false,
+        exif: [UInt8]? = nil
+    ) throws -> [UInt8] {
+        guard let context = spng_ctx_new(Int32(SPNG_CTX_ENCODER.rawValue)) else {
+            throw EncodeError(description: "spng_ctx_new failed")
+        }
+        defer { spng_ctx_free(context) }
+        spng_set_option(context, SPNG_ENCODE_TO_BUFFER, 1)
+        var header = spng_ihdr(
+            width: UInt32(size.width), height: UInt32(size.height), bit_depth: bitDepth, color_type: color.type,
+            compression_method: 0, filter_method: 0, interlace_method: interlaced ? 1 : 0)
+        var status = spng_set_ihdr(context, &header)
+        var exifBytes = (exif ?? []).map { CChar(bitPattern: $0) }
+        if status == 0, exif != nil {
+            status = exifBytes.withUnsafeMutableBufferPointer { buffer in
+                var chunk = spng_exif(length: buffer.count, data: buffer.baseAddress)
+                return spng_set_exif(context, &chunk)
+            }
+        }
+        if status == 0 {
+            status = samples.withUnsafeBytes { raw in
+                spng_encode_image(
+                    context, raw.baseAddress, raw.count, Int32(SPNG_FMT_PNG.rawValue),
+                    Int32(SPNG_ENCODE_FINALIZE.rawValue))
+            }
+        }
+        guard status == 0 else {
+            throw EncodeError(description: "libspng: " + String(cString: spng_strerror(status)))
+        }
+        var length = 0
+        var error: Int32 = 0
+        guard let buffer = spng_get_png_buffer(context, &length, &error) else {
+            throw EncodeError(description: "libspng: no PNG buffer (error \(error))")
+        }
+        defer { free(buffer) }
+        return Array(UnsafeRawBufferPointer(start: buffer, count: length))
+    }
+
+    /// Encodes RGBA pixels (4 bytes each) as a WebP: lossless, or lossy at `quality`.
+    public static func webp(rgba: [UInt8], size: Size, lossless: Bool, quality: Float = 90) throws -> [UInt8] {
+        var output: UnsafeMutablePointer<UInt8>?
+        let length = rgba.withUnsafeBufferPointer { buffer in
+            lossless
+                ? WebPEncodeLosslessRGBA(
+                    buffer.baseAddress, Int32(size.width), Int32(size.height), Int32(size.width * 4), &output)
+                : WebPEncodeRGBA(
+                    buffer.baseAddress, Int32(size.width), Int32(size.height), Int32(size.width * 4), quality, &output)
+        }
+        guard length > 0, let output else { throw EncodeError(description: "libwebp could not encode") }
+        defer { WebPFree(output) }
+        return Array(UnsafeBufferPointer(start: output, count: length))
+    }
+
+    /// A simple WebP (one VP8 or VP8L chunk) rewrapped as an extended one: a VP8X header with the alpha and EXIF
+    /// flags as asked, the bitstream, then an EXIF chunk holding `exif` (a TIFF structure), as phones write them.
+    public static func extendedWebP(_ simple: [UInt8], size: Size, alpha: Bool, exif: [UInt8]?) -> [UInt8] {
+        let bitstream = Array(simple[12...])
+        var flags: UInt8 = alpha ? 0x10 : 0
+        if exif != nil { flags |= 0x08 }
+        var body = Array("WEBP".utf8)
+        body += chunk("VP8X", [flags, 0, 0, 0] + le24(size.width - 1) + le24(size.height - 1))
+        body += bitstream
+        if let exif { body += chunk("EXIF", exif) }
+        return Array("RIFF".utf8) + le32(body.count) + body
+    }
+
+    static func chunk(_ type: String, _ payload: [UInt8]) -> [UInt8] {
+        Array(type.utf8) + le32(payload.count) + payload + (payload.count % 2 == 1 ? [0] : [])
+    }
+
+    static func le24(_ value: Int) -> [UInt8] {
+        [UInt8(value & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value >> 16 & 0xFF)]
+    }
+    static func le32(_ value: Int) -> [UInt8] { le24(value) + [UInt8(value >> 24 & 0xFF)] }
+
+    /// A minimal big-endian TIFF structure with one Orientation entry, as eXIf and EXIF chunks hold it.
+    public static func tiffOrientation(_ value: UInt16) -> [UInt8] {
+        [
+            0x4D, 0x4D, 0, 42, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, UInt8(value >> 8), UInt8(value & 0xFF),
+            0, 0,
+        ]
+            + [0, 0, 0, 0]
+    }
+
+    /// RGBA quadrants red, green, blue, yellow (TL, TR, BL, BR) at `alpha`.
+    public static func quadrantsRGBA(size: Size, alpha: UInt8 = 255) -> [UInt8] {
+        var pixels: [UInt8] = []
+        pixels.reserveCapacity(size.pixelCount * 4)
+        for y in 0..<size.height {
+            for x in 0..<size.width {
+                let color: RGBColor
+                switch (x < size.width / 2, y < size.height / 2) {
+                case (true, true): color = JPEGFixture.red
+                case (false, true): color = JPEGFixture.green
+                case (true, false): color = JPEGFixture.blue
+                case (false, false): color = JPEGFixture.yellow
+                }
+                pixels += [color.red, color.green, color.blue, alpha]
+            }
+        }
+        return pixels
+    }
+
+    /// Drops the alpha of RGBA pixels.
+    public static func rgb(fromRGBA rgba: [UInt8]) -> [UInt8] {
+        var rgb: [UInt8] = []
+        rgb.reserveCapacity(rgba.count / 4 * 3)
+        for index in stride(from: 0, to: rgba.count, by: 4) { rgb += rgba[index..<index + 3] }
+        return rgb
+    }
+}
