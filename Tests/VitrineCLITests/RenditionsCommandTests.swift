@@ -175,4 +175,39 @@ import VitrineTestSupport
         }
         return names
     }
+
+    /// Screenshots and web images join the library: a PNG and a WebP larger than the panel get baseline-JPEG
+    /// renditions like any photo, upright, their colours where they were.
+    @Test func pngAndWebPOriginalsGetJPEGRenditions() throws {
+        let size = Size(width: 1600, height: 960)
+        let rgba = ImageFixture.quadrantsRGBA(size: size)
+        try folder.write(
+            "mixed/Shots/screen.png", try ImageFixture.png(samples: rgba, size: size, color: .rgba))
+        try folder.write(
+            "mixed/Shots/saved.webp", try ImageFixture.webp(rgba: rgba, size: size, lossless: false))
+        try folder.write(
+            "mixed.json",
+            text: """
+                {"library": "mixed", "deviceTable": "\(repositoryRoot)/Config/devices.json",
+                 "display": {"backend": "headless", "headlessSize": "800x480"}}
+                """)
+        let result = run([
+            "renditions", "--config", "\(folder.path)/mixed.json", "--profiles", "rpi-touch-display", "--jobs", "1",
+        ])
+        #expect(result.status == 0, "\(result.errors)")
+        let renderer = FrameRenderer(budget: MemoryBudget(limit: 64 << 20))
+        for name in ["screen", "saved"] {
+            let path = "\(folder.path)/mixed/Shots/\(name)@800x480.jpg"
+            let header = try renderer.header(of: path)
+            #expect(header.jpeg?.process == .baseline && header.size == Size(width: 800, height: 480), "\(name)")
+            let frame = try renderer.render(path, options: RenderOptions(canvas: Size(width: 800, height: 480))).frame
+            let corners = [(200, 120), (600, 120), (200, 360), (600, 360)].map { frame.pixel(x: $0.0, y: $0.1) }
+            let colors = [JPEGFixture.red, JPEGFixture.green, JPEGFixture.blue, JPEGFixture.yellow]
+            for (pixel, color) in zip(corners, colors) {
+                let channels = [Int(pixel >> 16 & 0xFF), Int(pixel >> 8 & 0xFF), Int(pixel & 0xFF)]
+                let wanted = [Int(color.red), Int(color.green), Int(color.blue)]
+                #expect(zip(channels, wanted).allSatisfy { abs($0 - $1) <= 12 }, "\(name): \(channels) vs \(wanted)")
+            }
+        }
+    }
 }
