@@ -2,14 +2,17 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 PHOTOS ?= ../shared/testdata/photos
+HEIF_PHOTOS ?= ../shared/testdata/heif
+# The HEIF/AVIF reference decoder: pillow-heif from PyPI (its wheel carries its own libheif), for Debian's Pillow 9.4.
+PILLOW_HEIF := pillow-heif==0.13.1
 PANEL ?= 800x480
 FRAMES ?= build/frames
 BASELINE_PHOTOS := $(PHOTOS)/large_nexus6p_12mp_420_thumb.jpg $(PHOTOS)/large_kleiber_20mp_422.jpg
 PORTRAIT_PHOTOS := $(PHOTOS)/cam_canon_ixus40_portrait_440_thumb.jpg $(PHOTOS)/orient_portrait_6.jpg
 
 # Debian packages: build and test, then the extra tools the benchmarks compare against.
-BUILD_PACKAGES := pkg-config libjpeg62-turbo-dev libturbojpeg0-dev zlib1g-dev libdrm-dev libudev-dev libinput-dev libfreetype-dev libspng-dev libwebp-dev fonts-dejavu-core
-CHECK_PACKAGES := python3-pil
+BUILD_PACKAGES := pkg-config libjpeg62-turbo-dev libturbojpeg0-dev zlib1g-dev libdrm-dev libudev-dev libinput-dev libfreetype-dev libspng-dev libwebp-dev libheif-dev fonts-dejavu-core
+CHECK_PACKAGES := python3-pil python3-pip
 BENCH_PACKAGES := libjpeg-turbo-progs libvips-tools python3-pil time rsync
 # The deployment checks: shellcheck, systemd-analyze (systemd), useradd --prefix (passwd), python3 for JSON.
 DEPLOY_CHECK_PACKAGES := shellcheck systemd passwd python3
@@ -18,7 +21,7 @@ FAULT_PACKAGES := rsync python3-pil util-linux bindfs fuse3
 # libFuzzer: executions per target (or FUZZ_SECONDS, whichever ends first). `make fuzz` is the full run.
 FUZZ_RUNS ?= 1000000
 FUZZ_SECONDS ?= 600
-FUZZ_TARGETS := jpeg png webp settings devices control
+FUZZ_TARGETS := jpeg png webp heif settings devices control
 
 .PHONY: builtin-devices all deps check-deps bench-deps deploy-check-deps build release run test unit-tests lint format shellcheck \
 	check-photos check-renditions vm-test deploy-test bench clean fault-deps faults test-asan \
@@ -41,6 +44,10 @@ deps:
 
 check-deps:
 	$(call apt_install,$(CHECK_PACKAGES))
+	@/usr/bin/python3 -c "import pillow_heif" 2>/dev/null || { \
+	  sudo=""; [ "$$(id -u)" -eq 0 ] || sudo="sudo"; \
+	  echo "installing: $(PILLOW_HEIF)"; \
+	  $$sudo /usr/bin/python3 -m pip install -q --break-system-packages --no-deps "$(PILLOW_HEIF)"; }
 
 bench-deps:
 	$(call apt_install,$(BENCH_PACKAGES))
@@ -90,11 +97,15 @@ shellcheck: deploy-check-deps
 	done); \
 	echo "shellcheck" $$scripts; shellcheck $$scripts
 
-# Every photo of the shared test set against a Pillow reference (PSNR, exact letterbox, broken files refused).
+# Every photo of the shared test sets against a Pillow reference (PSNR, exact letterbox, broken files refused):
+# the JPEG/PNG set with PNG, WebP, HEIC and AVIF copies written from it, then the HEIF set (pillow-heif), where
+# every file Pillow cannot load must be refused.
 # The set lives outside the repository; without it this is skipped with a message (a failure under CI=true).
 check-photos: release check-deps
 	@if [ -d "$(PHOTOS)" ]; then \
-	  /usr/bin/python3 Tests/Reference/check_against_pillow.py --vitrine .build/release/vitrine --variants 8 "$(PHOTOS)"; \
+	  /usr/bin/python3 Tests/Reference/check_against_pillow.py --vitrine .build/release/vitrine --variants 8 "$(PHOTOS)" \
+	  && /usr/bin/python3 Tests/Reference/check_against_pillow.py --vitrine .build/release/vitrine --refuse-unloadable \
+	    "$(HEIF_PHOTOS)"; \
 	elif [ "$$CI" = true ]; then echo "check-photos FAILED (CI=true): $(PHOTOS) not found (set PHOTOS=DIR)"; exit 1; \
 	else echo "check-photos skipped: $(PHOTOS) not found (set PHOTOS=DIR)"; fi
 

@@ -54,11 +54,16 @@ let package = Package(
             pkgConfig: "libwebpdemux",
             providers: [.apt(["libwebp-dev"])]
         ),
+        .systemLibrary(
+            name: "CHeif",
+            pkgConfig: "libheif",
+            providers: [.apt(["libheif-dev"])]
+        ),
         .systemLibrary(name: "CLinux"),
         .target(name: "VitrineCore", swiftSettings: strict),
         .target(
             name: "VitrineImage",
-            dependencies: ["VitrineCore", "CJPEG", "CZlib", "CFreeType", "CSPNG", "CWebP"],
+            dependencies: ["VitrineCore", "CJPEG", "CZlib", "CFreeType", "CSPNG", "CWebP", "CHeif"],
             swiftSettings: strict
         ),
         .target(

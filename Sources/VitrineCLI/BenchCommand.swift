@@ -12,7 +12,7 @@ struct BenchCommand {
         synopsis:
             "DIR-OR-PHOTO... --panel WxH [--runs N] [--fit contain|cover|contain-blur] [--tsv] | --blend --panel WxH",
         summary: """
-            Renders each photo (a folder: its JPEG, PNG and WebP files) to a panel frame --runs times and prints
+            Renders each photo (a folder: its JPEG, PNG, WebP, HEIF and AVIF files) to a panel frame --runs times and prints
             the min, median and max time of the whole path (header, reduced decode, orientation, resampling,
             placement), the reduction chosen, and the process's peak resident memory. --blend instead times one crossfade step at
             the panel size against copying a frame (what a cut costs), both measured here.

@@ -18,11 +18,11 @@ struct RenditionsCommand {
         synopsis: "[--library DIR] [--profiles ID,...] [--jobs N] [--quality Q]",
         summary: """
             For every photo of the library, writes the renditions the device profiles need (NAME@WxH.jpg beside
-            NAME.jpg, NAME.png or NAME.webp: turned upright, scaled to the box the photo fills on the profile's
-            canvas, baseline JPEG)
-            when they are missing or older than the original. Originals are never modified. Each file is written
-            under a hidden temporary name and renamed, so a run that is stopped leaves no partial file under a real
-            name, and a running player picks the new files up as they appear. Exits 1 when a photo failed.
+            NAME.jpg, .png, .webp, .heic or .avif: turned upright, scaled to the box the photo fills on the profile's
+            canvas, baseline JPEG) when they are missing or older than the original. Originals are never modified.
+            Each file is written under a hidden temporary name and renamed, so a run that is stopped leaves no
+            partial file under a real name, and a running player picks the new files up as they appear. Exits 1
+            when a photo failed.
             """,
         options: [
             .init(name: "--library", value: "DIR", help: "the library (default: the config's library)"),

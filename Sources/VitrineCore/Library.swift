@@ -24,10 +24,14 @@ public struct Library: Sendable {
         let bytes = name.utf8
         guard let first = bytes.first, first != UInt8(ascii: "."), bytes.last != UInt8(ascii: "~") else { return false }
         for partial in partialSuffixes where hasSuffix(bytes, partial) { return false }
-        return hasSuffix(bytes, ".jpg") || hasSuffix(bytes, ".jpeg") || hasSuffix(bytes, ".png")
-            || hasSuffix(bytes, ".webp")
+        for suffix in photoSuffixes where hasSuffix(bytes, suffix) { return true }
+        return false
     }
 
+    /// What phones, cameras, screenshots and browsers name their pictures; the content decides the format.
+    private static let photoSuffixes: [StaticString] = [
+        ".jpg", ".jpeg", ".png", ".webp", ".heic", ".heif", ".hif", ".avif",
+    ]
     private static let partialSuffixes: [StaticString] = [".part", ".tmp", ".crdownload", ".partial", ".download"]
 
     /// Whether `bytes` ends with `suffix` (lowercase ASCII), ignoring ASCII case: no lowercased copy of the name,

@@ -70,7 +70,7 @@ public struct DecodePlan: Sendable, Equatable {
             }
             // libwebp writes the whole decoded picture, which the rows are then taken from.
             decoderBytes += decoded.pixelCount * 4
-        case .png:
+        case .png, .heif:
             break
         }
         let ratioX = Double(decoded.width) / Double(header.size.width)

@@ -28,6 +28,15 @@ public enum ExifReader {
         block.prefix(6).elementsEqual(exifHeader) ? read(tiff: block.dropFirst(6)) : read(tiff: block)
     }
 
+    /// An EXIF block as libheif hands it from a HEIF file: a four-byte big-endian offset from the end of those four
+    /// bytes to the TIFF header (usually past `Exif\0\0`), then the rest.
+    public static func read(heifBlock block: [UInt8]) -> Fields? {
+        guard block.count > 4 else { return nil }
+        let offset = block[0..<4].reduce(0) { $0 << 8 | Int($1) }
+        guard offset < block.count - 4 else { return nil }
+        return read(tiff: block[(4 + offset)...])
+    }
+
     /// The TIFF structure (byte order mark first).
     public static func read(tiff bytes: ArraySlice<UInt8>) -> Fields {
         var fields = Fields()

@@ -1,6 +1,6 @@
 import VitrineCore
 
-/// Turns a photo file (JPEG, PNG or WebP, told by its content) into a panel frame: header, a decode reduced
+/// Turns a photo file (JPEG, PNG, WebP, HEIF or AVIF, told by its content) into a panel frame: header, a decode reduced
 /// toward the panel where the format allows, orientation, resampling and placement, with every buffer charged to
 /// the memory budget before it is allocated. One renderer per thread.
 public final class FrameRenderer {
@@ -66,10 +66,10 @@ public final class FrameRenderer {
         let plan = try plan(file: file, options: options, region: region, known: header)
         let decodeCharge = try chargeDecode(plan, options: options, region: region, path: path)
         let target = try frame()
-        try compose(file: file, plan: plan, options: options, region: region, into: target)
+        let shown = try compose(file: file, plan: plan, options: options, region: region, into: target)
         // The decode's buffers are gone now; its charge is returned here, not before.
         _ = decodeCharge.bytes
-        return (target, plan)
+        return (target, shown)
     }
 
     /// A frame of the scanout size, charged to the budget; refused in the name of `path`, the photo it is for.
@@ -111,31 +111,50 @@ public final class FrameRenderer {
 
     /// Decodes, places the photo and paints the rest of its region: the background, or for `contain-blur` the
     /// blurred photo.
+    /// Returns the plan followed: for a HEIF, the one for the size libheif delivered (see `replanned`).
     private func compose(
         file: borrowing PhotoFile, plan: DecodePlan, options: RenderOptions, region: Placement.Rect, into frame: Frame
-    ) throws(ImageError) {
+    ) throws(ImageError) -> DecodePlan {
+        let decoder = try startDecoder(file: file, plan: plan, background: options.background)
+        let plan = try replanned(plan, for: decoder, file: file, options: options, region: region)
         let scanoutRegion = PixelMapping.scanoutRect(of: region, canvas: options.canvas, rotation: options.rotation)
         let scanoutPhoto = PixelMapping.scanoutRect(
             of: plan.placement.destination, canvas: options.canvas, rotation: options.rotation)
         if options.fit != .containBlur {
             fillOutside(scanoutPhoto, of: scanoutRegion, in: frame, with: options.background)
         }
-        try decodeAndCompose(file: file, plan: plan, options: options, into: frame)
+        try decodeAndCompose(decoder, file: file, plan: plan, options: options, into: frame)
         if options.fit == .containBlur { BlurFill.fill(frame, region: scanoutRegion, photo: scanoutPhoto) }
+        return plan
+    }
+
+    /// The plan again for the picture the decoder delivers when it is not the size the header said. libheif 1.15
+    /// reports some rotated files (an `irot` on a grid, as Canon's HIF files have) at their stored size and then
+    /// decodes them turned: what it decodes is what is shown. The budget was charged for the same pixels, so a
+    /// picture no larger is placed anew; any other mismatch is an error.
+    private func replanned(
+        _ plan: DecodePlan, for decoder: any RowDecoder, file: borrowing PhotoFile, options: RenderOptions,
+        region: Placement.Rect
+    ) throws(ImageError) -> DecodePlan {
+        if decoder.outputSize == plan.decodedSize { return plan }
+        guard case .heif(var heif) = plan.header.details,
+            decoder.outputSize.pixelCount <= plan.decodedSize.pixelCount
+        else {
+            throw ImageError(
+                file: file.path,
+                reason: .decodeFailed(
+                    "decoder output \(decoder.outputSize) differs from the header's \(plan.decodedSize)"))
+        }
+        heif.size = decoder.outputSize
+        return try self.plan(file: file, options: options, region: region, known: ImageHeader(heif))
     }
 
     /// Decodes on this thread and resamples on a second one, row by row through a small ring: the two overlap on
     /// two cores, and a JPEG or non-interlaced PNG is never held whole (a WebP is, at the size it was decoded to).
     private func decodeAndCompose(
-        file: borrowing PhotoFile, plan: DecodePlan, options: RenderOptions, into frame: Frame
+        _ decoder: any RowDecoder, file: borrowing PhotoFile, plan: DecodePlan, options: RenderOptions,
+        into frame: Frame
     ) throws(ImageError) {
-        let decoder = try startDecoder(file: file, plan: plan, background: options.background)
-        guard decoder.outputSize == plan.decodedSize else {
-            throw ImageError(
-                file: file.path,
-                reason: .malformed(
-                    "decoder output \(decoder.outputSize) differs from the header's \(plan.decodedSize)"))
-        }
         let destination = plan.placement.destination
         let mapping = PixelMapping(
             storedSize: plan.outputSize, orientation: plan.header.orientation, destination: destination,
@@ -186,6 +205,9 @@ public final class FrameRenderer {
     private func startDecoder(file: borrowing PhotoFile, plan: DecodePlan, background: RGBColor)
         throws(ImageError) -> any RowDecoder
     {
+        if case .heif(let header) = plan.header.details {
+            return try HEIFRowDecoder(file: file, header: header, background: background)
+        }
         do throws(RowDecodeFailure) {
             switch plan.header.details {
             case .jpeg(let header):
@@ -201,6 +223,8 @@ public final class FrameRenderer {
             case .webp(let header):
                 return try WebPRowDecoder(
                     file: file, header: header, outputSize: plan.decodedSize, background: background)
+            case .heif:
+                throw RowDecodeFailure(message: "HEIF is decoded by libheif")
             }
         } catch {
             throw ImageError(file: file.path, reason: .decodeFailed(error.message))

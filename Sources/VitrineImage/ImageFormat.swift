@@ -4,9 +4,16 @@ public enum ImageFormat: String, Sendable, Equatable, CaseIterable {
     case jpeg = "JPEG"
     case png = "PNG"
     case webp = "WebP"
+    case heif = "HEIF"
+    case avif = "AVIF"
 
-    /// How many leading bytes `detect` looks at.
-    public static let signatureLength = 16
+    /// How many leading bytes `detect` looks at: enough for an ISO media `ftyp` box's first compatible brands.
+    public static let signatureLength = 32
+
+    static let heifBrands: Set<String> = ["heic", "heix", "hevc", "hevx", "heim", "heis", "hevm", "hevs"]
+    static let avifBrands: Set<String> = ["avif", "avis"]
+    /// The generic image brands, which HEIF and AVIF files both carry; the compatible brands tell which.
+    static let imageBrands: Set<String> = ["mif1", "msf1"]
 
     /// The format the first bytes of a file announce, or nil with nothing Vitrine reads.
     public static func detect(_ start: [UInt8]) -> ImageFormat? {
@@ -15,13 +22,34 @@ public enum ImageFormat: String, Sendable, Equatable, CaseIterable {
         if start.count >= 12, start.starts(with: Array("RIFF".utf8)), start[8..<12].elementsEqual("WEBP".utf8) {
             return .webp
         }
+        return isoMediaFormat(start)
+    }
+
+    /// HEIF or AVIF from an ISO media file's `ftyp` box: its major brand, or for the generic image brands the
+    /// compatible brands that follow (an AVIF says `avif` there).
+    static func isoMediaFormat(_ start: [UInt8]) -> ImageFormat? {
+        guard start.count >= 12, start[4..<8].elementsEqual("ftyp".utf8) else { return nil }
+        let boxSize = start[0..<4].reduce(0) { $0 << 8 | Int($1) }
+        func brand(at offset: Int) -> String { String(decoding: start[offset..<offset + 4], as: UTF8.self) }
+        let major = brand(at: 8)
+        var compatible: [String] = []
+        var offset = 16
+        while offset + 4 <= min(start.count, boxSize) {
+            compatible.append(brand(at: offset))
+            offset += 4
+        }
+        if avifBrands.contains(major) { return .avif }
+        if heifBrands.contains(major) { return .heif }
+        guard imageBrands.contains(major) || compatible.contains(where: imageBrands.contains) else { return nil }
+        if compatible.contains(where: avifBrands.contains) { return .avif }
+        if compatible.contains(where: heifBrands.contains) || imageBrands.contains(major) { return .heif }
         return nil
     }
 
     /// What a file that is none of the formats looks like, for the refusal.
     public static func describeUnknown(_ start: [UInt8]) -> String {
         if start.starts(with: Array("GIF8".utf8)) { return "GIF image data" }
-        if start.count >= 12, start[4..<8].elementsEqual("ftyp".utf8) { return "HEIF/AVIF or MP4 data" }
+        if start.count >= 12, start[4..<8].elementsEqual("ftyp".utf8) { return "MP4 or other ISO media data" }
         if start.starts(with: [0x49, 0x49, 0x2A, 0]) || start.starts(with: [0x4D, 0x4D, 0, 0x2A]) {
             return "TIFF data"
         }

@@ -8,6 +8,7 @@ public struct ImageHeader: Equatable, Sendable {
         case jpeg(JPEGHeader)
         case png(PNGHeader)
         case webp(WebPHeader)
+        case heif(HEIFHeader)
     }
 
     public var details: Details
@@ -24,6 +25,7 @@ public struct ImageHeader: Equatable, Sendable {
         case .jpeg: return .jpeg
         case .png: return .png
         case .webp: return .webp
+        case .heif(let header): return header.avif ? .avif : .heif
         }
     }
 
@@ -42,6 +44,8 @@ public struct ImageHeader: Equatable, Sendable {
         case .png(let header): return header.interlaced ? "interlaced PNG" : "PNG"
         case .webp(let header):
             return (header.animated ? "animated " : "") + (header.lossless ? "lossless WebP" : "WebP")
+        case .heif(let header):
+            return (header.bitDepth > 8 ? "\(header.bitDepth)-bit " : "") + (header.avif ? "AVIF" : "HEIF")
         }
     }
 
@@ -72,10 +76,22 @@ public struct ImageHeader: Equatable, Sendable {
         decoderWorkspaceBytes = webp.decoderWorkspaceBytes
     }
 
+    /// Orientation is always upright: libheif applies the HEIF transforms, which win over EXIF's.
+    public init(_ heif: HEIFHeader) {
+        details = .heif(heif)
+        size = heif.size
+        orientation = .up
+        dateTimeOriginal = heif.exif?.dateTimeOriginal
+        hasAlpha = heif.hasAlpha
+        decoderWorkspaceBytes = heif.decoderWorkspaceBytes
+    }
+
     /// Reads the header of a file of `fileBytes` bytes through `read(offset, count)`, which returns at most `count`
-    /// bytes (fewer at the end of the file); the format is told by the first bytes.
+    /// bytes (fewer at the end of the file); the format is told by the first bytes. HEIF and AVIF boxes are read
+    /// by libheif, through `heif` (given the format); without it they are refused.
     public static func parse(
-        file: String, fileBytes: Int, read: (Int, Int) throws(ImageError) -> [UInt8]
+        file: String, fileBytes: Int, read: (Int, Int) throws(ImageError) -> [UInt8],
+        heif: ((ImageFormat) throws(ImageError) -> HEIFHeader)? = nil
     ) throws(ImageError) -> ImageHeader {
         let start = try read(0, ImageFormat.signatureLength)
         if start.isEmpty { throw ImageError(file: file, reason: .empty) }
@@ -83,6 +99,11 @@ public struct ImageHeader: Equatable, Sendable {
         case .jpeg: return ImageHeader(try JPEGHeader.parse(file: file, read: read))
         case .png: return ImageHeader(try PNGHeader.parse(file: file, read: read))
         case .webp: return ImageHeader(try WebPHeader.parse(file: file, fileBytes: fileBytes, read: read))
+        case .heif, .avif:
+            guard let heif, let format = ImageFormat.detect(start) else {
+                throw ImageError(file: file, reason: .unsupportedVariant(.heif, "no HEIF reader here"))
+            }
+            return ImageHeader(try heif(format))
         case nil: throw ImageError(file: file, reason: .unknownFormat(ImageFormat.describeUnknown(start)))
         }
     }

@@ -75,8 +75,12 @@ struct PhotoFile: ~Copyable {
     }
 
     func header() throws(ImageError) -> ImageHeader {
-        try ImageHeader.parse(file: path, fileBytes: byteCount) { (offset, count) throws(ImageError) -> [UInt8] in
-            try read(offset: offset, count: count)
-        }
+        let (path, descriptor, byteCount) = (path, descriptor, byteCount)
+        return try ImageHeader.parse(
+            file: path, fileBytes: byteCount,
+            read: { (offset, count) throws(ImageError) -> [UInt8] in try read(offset: offset, count: count) },
+            heif: { (format) throws(ImageError) -> HEIFHeader in
+                try HEIFFile(path: path, descriptor: descriptor, fileBytes: byteCount).header(avif: format == .avif)
+            })
     }
 }

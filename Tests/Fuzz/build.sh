@@ -14,7 +14,7 @@ flags=(-O -g "-sanitize=fuzzer,address" -parse-as-library -swift-version 6 -warn
 core=(Sources/VitrineCore/*.swift)
 image=(Sources/VitrineImage/JPEGHeader.swift Sources/VitrineImage/ExifReader.swift
     Sources/VitrineImage/ImageError.swift Sources/VitrineImage/ImageFormat.swift Sources/VitrineImage/PNGHeader.swift
-    Sources/VitrineImage/WebPHeader.swift Sources/VitrineImage/ImageHeader.swift)
+    Sources/VitrineImage/WebPHeader.swift Sources/VitrineImage/HEIFHeader.swift Sources/VitrineImage/ImageHeader.swift)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 for file in "${image[@]}"; do

@@ -3,13 +3,17 @@
 
 Usage:
   check_against_pillow.py --vitrine PATH [--panels 800x480,1920x1080]
-                          [--min-psnr 30] [--variants N] PHOTO_OR_DIR...
+                          [--min-psnr 30] [--variants N] [--refuse-unloadable]
+                          PHOTO_OR_DIR...
 
-A directory stands for the *.jpg / *.jpeg / *.png / *.webp files directly
-inside it, sorted by name.  --variants N also writes, with Pillow, PNG and
-WebP copies of the first N JPEGs (EXIF orientation carried over) and a few
-kinds of PNG and WebP that JPEG has no counterpart for (alpha, palette, grey,
-16-bit grey, animation), and checks those the same way.
+A directory stands for the JPEG, PNG, WebP, HEIF and AVIF files directly
+inside it (by suffix), sorted by name.  --variants N also writes, with
+Pillow, PNG and WebP copies of the first N JPEGs (EXIF orientation carried
+over), upright HEIC and AVIF copies (with pillow-heif), and a few kinds of
+PNG and WebP that JPEG has no counterpart for (alpha, palette, grey, 16-bit
+grey, animation), and checks those the same way.  --refuse-unloadable holds
+every file Pillow cannot load to the broken_* rule below.  HEIF and AVIF are
+read through pillow-heif when it is installed.
 
 For every photo Pillow can fully load as a JPEG, PNG or WebP, and for every
 panel, the script renders it with vitrine (binary PPM of exactly the panel
@@ -49,11 +53,20 @@ try:
 except ImportError:  # pragma: no cover - depends on the interpreter
     sys.exit("check_against_pillow.py: Pillow is missing; run it with "
              "/usr/bin/python3 (apt-get install python3-pil)")
+try:
+    import pillow_heif
+    pillow_heif.register_heif_opener()
+    pillow_heif.register_avif_opener()
+    # libheif reports some rotated grid images (Canon's HIF) at their stored size and decodes them turned; what
+    # it decodes is what a viewer shows, and what vitrine shows.
+    pillow_heif.options.ALLOW_INCORRECT_HEADERS = True
+except ImportError:  # pragma: no cover - depends on the interpreter
+    pillow_heif = None
 
-PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp")
+PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".heic", ".heif", ".hif", ".avif")
 # Pillow reports JPEGs carrying an MPF index (UltraHDR, multi-picture) as
 # 'MPO'; it is a JpegImageFile subclass and loads the primary JPEG image.
-SHOWN_FORMATS = ("JPEG", "MPO", "PNG", "WEBP")
+SHOWN_FORMATS = ("JPEG", "MPO", "PNG", "WEBP", "HEIF", "AVIF")
 RENDER_TIMEOUT_S = 300
 
 
@@ -160,6 +173,12 @@ def make_variants(files: list[Path], count: int, folder: Path) -> list[Path]:
         im.save(f"{stem}.lossy.webp", quality=90, exif=exif)
         im.save(f"{stem}.lossless.webp", lossless=True, exif=exif)
         made += [Path(f"{stem}.png"), Path(f"{stem}.lossy.webp"), Path(f"{stem}.lossless.webp")]
+        if pillow_heif is not None:
+            # HEIF carries orientation as a transform of its own, so the copy is written upright.
+            upright = ImageOps.exif_transpose(Image.open(photo)).convert("RGB")
+            upright.save(f"{stem}.heic", quality=90)
+            upright.save(f"{stem}.avif", quality=90)
+            made += [Path(f"{stem}.heic"), Path(f"{stem}.avif")]
     if jpegs:
         _, first, _ = jpegs[0]
         alpha = Image.linear_gradient("L").resize(first.size)
@@ -245,7 +264,7 @@ def nonblack_outside(img: Image.Image, rect: tuple[int, int, int, int]) -> tuple
 
 
 def check_expected_failure(vitrine: str, photo: Path, panel: tuple[int, int],
-                           tmp: Path, why: str) -> Outcome:
+                           tmp: Path, why: str, refuse_all: bool = False) -> Outcome:
     name = photo.name
     panel_text = f"{panel[0]}x{panel[1]}"
     out = tmp / f"{name}.{panel_text}.ppm"
@@ -254,7 +273,7 @@ def check_expected_failure(vitrine: str, photo: Path, panel: tuple[int, int],
     left_output = out.exists()
     out.unlink(missing_ok=True)
     did = "vitrine exit 0 (rendered)" if rc == 0 else "vitrine " + describe_exit(rc, stderr)
-    if not name.startswith("broken_"):
+    if not name.startswith("broken_") and not refuse_all:
         return Outcome(True, name, panel_text, "-",
                        f"skipped: Pillow cannot decode ({why}); {did}")
     if rc is None:
@@ -332,6 +351,8 @@ def main() -> int:
                     help="minimum PSNR in dB inside the picture (default 30)")
     ap.add_argument("--variants", type=int, default=0, metavar="N",
                     help="also check PNG and WebP variants written from the first N JPEGs")
+    ap.add_argument("--refuse-unloadable", action="store_true",
+                    help="every file Pillow cannot load must be refused, whatever its name (not only broken_*)")
     ap.add_argument("photos", nargs="+", metavar="PHOTO_OR_DIR")
     args = ap.parse_args()
 
@@ -353,7 +374,7 @@ def main() -> int:
             src, why = load_with_pillow(photo)
             for panel in args.panels:
                 if src is None:
-                    outcome = check_expected_failure(vitrine, photo, panel, tmp, why)
+                    outcome = check_expected_failure(vitrine, photo, panel, tmp, why, args.refuse_unloadable)
                 else:
                     outcome = check_render(vitrine, photo, src, panel, tmp, args.min_psnr)
                 print_outcome(outcome)

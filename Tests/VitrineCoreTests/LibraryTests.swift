@@ -74,6 +74,9 @@ import VitrineTestSupport
         #expect(!Library.isPhotoName("a.jpg~"))
         #expect(Library.isPhotoName("screenshot.png"))
         #expect(Library.isPhotoName("saved.WEBP"))
+        for name in ["IMG_0001.HEIC", "IMG_0002.heif", "R5_0003.HIF", "pixel.avif"] {
+            #expect(Library.isPhotoName(name))
+        }
         #expect(!Library.isPhotoName("a.gif"))
         #expect(!Library.isPhotoName("a.png.part"))
         #expect(Library.renditionParts(of: "sea@800x480.jpg")?.size == Size(width: 800, height: 480))

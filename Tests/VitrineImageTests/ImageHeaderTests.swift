@@ -35,12 +35,13 @@ import VitrineTestSupport
 
     @Test func unknownContentIsDescribedAndTheShownFormatsListed() {
         #expect(Self.reason(Array("GIF89a....".utf8)) == .unknownFormat("GIF image data"))
-        #expect(Self.reason([0, 0, 0, 24] + Array("ftypheic".utf8)) == .unknownFormat("HEIF/AVIF or MP4 data"))
+        #expect(Self.reason([0, 0, 0, 24] + Array("ftypisom".utf8)) == .unknownFormat("MP4 or other ISO media data"))
         #expect(Self.reason([0x12, 0x34]) == .unknownFormat("starts with 0x12 0x34"))
         #expect(Self.reason([]) == .empty)
         let error = ImageError(file: "a.png", reason: .unknownFormat("GIF image data"))
         #expect(
-            error.description == "a.png: not a photo Vitrine can show (GIF image data); it shows JPEG, PNG and WebP")
+            error.description
+                == "a.png: not a photo Vitrine can show (GIF image data); it shows JPEG, PNG, WebP, HEIF and AVIF")
     }
 
     @Test(arguments: [

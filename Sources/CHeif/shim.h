@@ -1,0 +1,65 @@
+#ifndef VITRINE_CHEIF_SHIM_H
+#define VITRINE_CHEIF_SHIM_H
+/*
+ * libheif reading from an open file descriptor with pread, so a HEIF file's boxes are read as libheif asks for
+ * them (the meta box, the item data it decodes) and a 5 MB photo's header costs a few kilobytes. The callbacks
+ * are plain C here; Swift only fills `vitrine_heif_source` and keeps it alive while the context reads.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <unistd.h>
+#include <libheif/heif.h>
+
+typedef struct vitrine_heif_source {
+    int descriptor;
+    int64_t size;
+    int64_t position;
+} vitrine_heif_source;
+
+static int64_t vitrine_heif_get_position(void *userdata) { return ((vitrine_heif_source *)userdata)->position; }
+
+static int vitrine_heif_read(void *data, size_t size, void *userdata) {
+    vitrine_heif_source *source = userdata;
+    size_t done = 0;
+    while (done < size) {
+        ssize_t count = pread(source->descriptor, (char *)data + done, size - done, source->position + (int64_t)done);
+        if (count < 0 && errno == EINTR) continue;
+        if (count <= 0) return -1;
+        done += (size_t)count;
+    }
+    source->position += (int64_t)size;
+    return 0;
+}
+
+static int vitrine_heif_seek(int64_t position, void *userdata) {
+    vitrine_heif_source *source = userdata;
+    if (position < 0 || position > source->size) return -1;
+    source->position = position;
+    return 0;
+}
+
+static enum heif_reader_grow_status vitrine_heif_wait_for_file_size(int64_t target, void *userdata) {
+    return target > ((vitrine_heif_source *)userdata)->size ? heif_reader_grow_status_size_beyond_eof
+                                                             : heif_reader_grow_status_size_reached;
+}
+
+static const struct heif_reader vitrine_heif_reader = {
+    1, vitrine_heif_get_position, vitrine_heif_read, vitrine_heif_seek, vitrine_heif_wait_for_file_size,
+};
+
+/* Reads the file `source` describes into `context`; `source` must outlive the context. */
+static inline struct heif_error vitrine_heif_read_source(struct heif_context *context, vitrine_heif_source *source) {
+    return heif_context_read_from_reader(context, &vitrine_heif_reader, source, NULL);
+}
+
+/* Decoding options: the HEIF transforms applied (libheif's default), HDR reduced to 8 bits. */
+static inline struct heif_decoding_options *vitrine_heif_decoding_options(void) {
+    struct heif_decoding_options *options = heif_decoding_options_alloc();
+    if (options) options->convert_hdr_to_8bit = 1;
+    return options;
+}
+
+static const int VITRINE_HEIF_COMPRESSION_HEVC = heif_compression_HEVC;
+static const int VITRINE_HEIF_COMPRESSION_AV1 = heif_compression_AV1;
+
+#endif

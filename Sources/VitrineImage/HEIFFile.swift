@@ -1,0 +1,79 @@
+import CHeif
+import VitrineCore
+
+/// A HEIF or AVIF file read by libheif, and its primary image: the one a phone shows (not the thumbnails, depth
+/// maps or burst frames beside it). Owns the libheif context and the image handle, released on deinit.
+final class HEIFFile {
+    /// libheif reads through `source` for as long as the context lives: heap-allocated, so its address holds.
+    private let source: UnsafeMutablePointer<vitrine_heif_source>
+    private let context: OpaquePointer
+    let handle: OpaquePointer
+    let path: String
+
+    /// Opens the file at `descriptor` (`fileBytes` long) and its primary image; `maximumSide` is libheif's own limit
+    /// on an image's width and height, beside Vitrine's pixel cap.
+    init(path: String, descriptor: Int32, fileBytes: Int, maximumSide: Int = 1 << 16) throws(ImageError) {
+        self.path = path
+        guard let context = heif_context_alloc() else {
+            throw ImageError(file: path, reason: .decodeFailed("libheif: out of memory"))
+        }
+        source = .allocate(capacity: 1)
+        source.initialize(to: vitrine_heif_source(descriptor: descriptor, size: Int64(fileBytes), position: 0))
+        heif_context_set_maximum_image_size_limit(context, Int32(maximumSide))
+        let read = vitrine_heif_read_source(context, source)
+        var handle: OpaquePointer?
+        var failure = read.code == heif_error_Ok ? nil : Self.message(read)
+        if failure == nil {
+            let primary = heif_context_get_primary_image_handle(context, &handle)
+            if primary.code != heif_error_Ok { failure = Self.message(primary) }
+        }
+        guard failure == nil, let handle else {
+            heif_context_free(context)
+            source.deallocate()
+            throw ImageError(file: path, reason: .damaged(.heif, failure ?? "no primary image"))
+        }
+        self.context = context
+        self.handle = handle
+    }
+
+    deinit {
+        heif_image_handle_release(handle)
+        heif_context_free(context)
+        source.deallocate()
+    }
+
+    static func message(_ error: heif_error) -> String {
+        let text = error.message.map { String(cString: $0) } ?? ""
+        return text.isEmpty ? "libheif error \(error.code.rawValue)" : text
+    }
+
+    /// The primary image's size with the HEIF transforms (rotation, mirroring, crop) applied, as it is shown.
+    var size: Size {
+        Size(width: Int(heif_image_handle_get_width(handle)), height: Int(heif_image_handle_get_height(handle)))
+    }
+
+    var hasAlpha: Bool { heif_image_handle_has_alpha_channel(handle) != 0 }
+
+    var bitDepth: Int { max(8, Int(heif_image_handle_get_luma_bits_per_pixel(handle))) }
+
+    var hasColorProfile: Bool {
+        heif_image_handle_get_color_profile_type(handle) != heif_color_profile_type_not_present
+    }
+
+    /// The first EXIF block of the primary image: libheif's block starts with a four-byte offset to the TIFF header.
+    var exif: ExifReader.Fields? {
+        var identifier: heif_item_id = 0
+        guard heif_image_handle_get_list_of_metadata_block_IDs(handle, "Exif", &identifier, 1) == 1 else { return nil }
+        let size = heif_image_handle_get_metadata_size(handle, identifier)
+        guard size > 4, size <= 1 << 20 else { return nil }
+        var block = [UInt8](repeating: 0, count: size)
+        guard heif_image_handle_get_metadata(handle, identifier, &block).code == heif_error_Ok else { return nil }
+        return ExifReader.read(heifBlock: block)
+    }
+
+    func header(avif: Bool) -> HEIFHeader {
+        HEIFHeader(
+            size: size, avif: avif, hasAlpha: hasAlpha, bitDepth: bitDepth, hasColorProfile: hasColorProfile,
+            exif: exif)
+    }
+}

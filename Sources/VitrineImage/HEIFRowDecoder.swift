@@ -1,0 +1,76 @@
+import CHeif
+import VitrineCore
+
+/// One libheif decode of a HEIF or AVIF primary image. libheif decodes the whole image in one call (HEVC through
+/// libde265, AV1 through dav1d or aom), with the HEIF transforms applied and more than 8 bits a sample reduced to
+/// 8, as interleaved RGB or RGBA; the header charged the budget for that. The rows are then handed out of it as
+/// BGRX, alpha composed over the background.
+final class HEIFRowDecoder: RowDecoder {
+    let outputSize: Size
+    var rowBatch: Int { 16 }
+    var warning: String? { nil }
+    private let image: OpaquePointer
+    private let pixels: UnsafePointer<UInt8>
+    private let stride: Int
+    private let alpha: Bool
+    private let background: RGBColor
+    private var row = 0
+
+    init(file: borrowing PhotoFile, header: HEIFHeader, background: RGBColor) throws(ImageError) {
+        let heif = try HEIFFile(path: file.path, descriptor: file.descriptor, fileBytes: file.byteCount)
+        let format: Int32 = header.avif ? Int32(VITRINE_HEIF_COMPRESSION_AV1) : Int32(VITRINE_HEIF_COMPRESSION_HEVC)
+        guard heif_have_decoder_for_format(heif_compression_format(UInt32(format))) != 0 else {
+            throw ImageError(
+                file: file.path,
+                reason: .unsupportedVariant(
+                    header.avif ? .avif : .heif,
+                    "libheif here has no \(header.avif ? "AV1" : "HEVC") decoder (install libheif's plugins)"))
+        }
+        alpha = header.hasAlpha
+        let options = vitrine_heif_decoding_options()
+        defer { heif_decoding_options_free(options) }
+        var decoded: OpaquePointer?
+        let status = heif_decode_image(
+            heif.handle, &decoded, heif_colorspace_RGB,
+            alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, options)
+        guard status.code == heif_error_Ok, let decoded else {
+            throw ImageError(file: file.path, reason: .decodeFailed("libheif: \(HEIFFile.message(status))"))
+        }
+        var rowStride: Int32 = 0
+        guard let plane = heif_image_get_plane_readonly(decoded, heif_channel_interleaved, &rowStride) else {
+            heif_image_release(decoded)
+            throw ImageError(file: file.path, reason: .decodeFailed("libheif gave no interleaved RGB plane"))
+        }
+        image = decoded
+        pixels = plane
+        stride = Int(rowStride)
+        self.background = background
+        outputSize = Size(
+            width: Int(heif_image_get_width(decoded, heif_channel_interleaved)),
+            height: Int(heif_image_get_height(decoded, heif_channel_interleaved)))
+    }
+
+    deinit { heif_image_release(image) }
+
+    func read(into rows: [UnsafeMutablePointer<UInt8>]) -> Result<Int, RowDecodeFailure> {
+        let width = outputSize.width
+        var count = 0
+        for destination in rows where row < outputSize.height {
+            let source = pixels + row * stride
+            if alpha {
+                ColorConversion.rgbaToBGRX(source, into: destination, pixelCount: width, over: background)
+            } else {
+                for x in 0..<width {
+                    let from = source + x * 3
+                    let to = destination + x * 4
+                    (to[0], to[1], to[2], to[3]) = (from[2], from[1], from[0], 0)
+                }
+            }
+            row += 1
+            count += 1
+        }
+        return .success(count)
+    }
+
+    func finish() -> String? { nil }
+}
