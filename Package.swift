@@ -59,11 +59,16 @@ let package = Package(
             pkgConfig: "libheif",
             providers: [.apt(["libheif-dev"])]
         ),
+        .systemLibrary(
+            name: "CLCMS",
+            pkgConfig: "lcms2",
+            providers: [.apt(["liblcms2-dev"])]
+        ),
         .systemLibrary(name: "CLinux"),
         .target(name: "VitrineCore", swiftSettings: strict),
         .target(
             name: "VitrineImage",
-            dependencies: ["VitrineCore", "CJPEG", "CZlib", "CFreeType", "CSPNG", "CWebP", "CHeif"],
+            dependencies: ["VitrineCore", "CJPEG", "CZlib", "CFreeType", "CSPNG", "CWebP", "CHeif", "CLCMS"],
             swiftSettings: strict
         ),
         .target(
@@ -79,7 +84,7 @@ let package = Package(
         .executableTarget(name: "vitrine", dependencies: ["VitrineCLI"], swiftSettings: strict),
         .target(
             name: "VitrineTestSupport",
-            dependencies: ["VitrineCore", "CTurboJPEG", "CSPNG", "CWebP"],
+            dependencies: ["VitrineCore", "CTurboJPEG", "CSPNG", "CWebP", "CLCMS"],
             path: "Tests/VitrineTestSupport",
             swiftSettings: strict
         ),

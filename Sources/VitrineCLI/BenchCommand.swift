@@ -24,6 +24,9 @@ struct BenchCommand {
             .init(name: "--blend", value: nil, help: "time a crossfade step instead of decoding"),
             .init(name: "--rotate", value: "0|90|180|270", help: "clockwise turn of the picture on the panel"),
             .init(name: "--filter", value: "triangle|cubic|lanczos3", help: "resampling filter (default: cubic)"),
+            .init(
+                name: "--no-color-management", value: nil,
+                help: "show tagged photos' numbers as sRGB (default: the colorManagement setting)"),
             .init(name: "--tsv", value: nil, help: "tab-separated output for scripts"),
         ],
         maximumArguments: nil)

@@ -113,6 +113,7 @@ struct CheckConfigCommand {
         line("pauseOnInput", "\(ConfigObject.format(settings.pauseOnInput)) s after a touch or key")
         line("memoryBudgetMiB", settings.memoryBudgetMiB.map { "\($0) MiB" } ?? "the device profile's")
         line("maxMegapixels", ConfigObject.format(settings.maxMegapixels))
+        line("colorManagement", settings.colorManagement ? "on: colour profiles are converted to sRGB" : "off")
         let display = settings.display
         var screen = display.backend.rawValue
         if let device = display.device { screen += " \(device)" }

@@ -110,6 +110,7 @@ enum OptionValues {
         options.maxMegapixels =
             try number(parsed, "--max-megapixels", in: 0.01...1000, command: command) ?? settings.maxMegapixels
         options.filter = try choice(parsed, "--filter", as: ResamplingFilter.self, command: command) ?? .cubic
+        options.colorManagement = settings.colorManagement && !parsed.has("--no-color-management")
         options.caption = settings.caption
         options.caption.content =
             try choice(parsed, "--caption", as: CaptionStyle.Content.self, command: command) ?? settings.caption.content

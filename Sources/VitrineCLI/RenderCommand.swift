@@ -33,6 +33,9 @@ struct RenderCommand {
             .init(name: "--budget", value: "MiB", help: "memory budget for decoding (default: unlimited)"),
             .init(name: "--max-megapixels", value: "N", help: "refuse larger photos (default: config, else 100)"),
             .init(name: "--filter", value: "triangle|cubic|lanczos3", help: "resampling filter (default: cubic)"),
+            .init(
+                name: "--no-color-management", value: nil,
+                help: "show tagged photos' numbers as sRGB (default: the colorManagement setting)"),
             .init(name: "--caption", value: "none|date|name|date+name", help: "caption text (default: config caption)"),
             .init(
                 name: "--caption-position", value: "top-left|...|bottom-right",

@@ -19,6 +19,9 @@ public struct Settings: Sendable, Equatable {
     public var memoryBudgetMiB: Int?
     /// Photos above this many megapixels are refused before anything is allocated for them.
     public var maxMegapixels: Double = 100
+    /// Photos with a colour profile (ICC, or a HEIF/AVIF nclx description) are converted to sRGB; off shows their
+    /// numbers as if they were sRGB.
+    public var colorManagement = true
     public var display = DisplaySelection()
     /// Control socket path; nil means `$XDG_RUNTIME_DIR/vitrine.sock`, else `/run/vitrine/vitrine.sock`.
     public var controlSocket: String?
@@ -60,7 +63,8 @@ public struct Settings: Sendable, Equatable {
 
     public static let keyNames = [
         "library", "deviceTable", "interval", "order", "fit", "background", "startCategory", "pauseOnInput",
-        "memoryBudgetMiB", "maxMegapixels", "display", "controlSocket", "keys", "screenSchedule", "fontPath",
+        "memoryBudgetMiB", "maxMegapixels", "colorManagement", "display", "controlSocket", "keys", "screenSchedule",
+        "fontPath",
         "transition", "transitionSeconds", "pairPortraits", "caption", "captionPosition", "captionSize", "locale",
         "metricsFile", "metricsInterval", "positionFile", "positionSaveInterval", "rescanInterval",
         "headerCacheFolder", "renditionCacheFolder",
@@ -125,6 +129,7 @@ public struct Settings: Sendable, Equatable {
         settings.pauseOnInput = try object.number("pauseOnInput", in: 0...86400) ?? settings.pauseOnInput
         settings.memoryBudgetMiB = try object.integer("memoryBudgetMiB", in: 8...65536)
         settings.maxMegapixels = try object.number("maxMegapixels", in: 0.01...1000) ?? settings.maxMegapixels
+        settings.colorManagement = try object.bool("colorManagement") ?? settings.colorManagement
         if let display = try object.object("display") {
             settings.display = try parseDisplay(display)
         }

@@ -10,6 +10,10 @@ public final class FrameRenderer {
     /// Asked between batches of rows: true stops the decode there (`ImageError.cancelled`), so a slide no longer
     /// wanted, or a player that is stopping, does not wait for the whole photo.
     public var isCancelled: (() -> Bool)?
+    /// Colour transforms by profile: a library's photos share a handful of profiles (sRGB, Display P3, Adobe RGB),
+    /// and making a transform costs more than applying it to a photo. Nil remembers a profile that cannot be used.
+    private var transforms: [ColorProfile: ColorTransform?] = [:]
+    static let transformsKept = 8
     public init(budget: MemoryBudget) {
         self.budget = budget
     }
@@ -115,7 +119,9 @@ public final class FrameRenderer {
     private func compose(
         file: borrowing PhotoFile, plan: DecodePlan, options: RenderOptions, region: Placement.Rect, into frame: Frame
     ) throws(ImageError) -> DecodePlan {
-        let decoder = try startDecoder(file: file, plan: plan, background: options.background)
+        let decoder = colorManaged(
+            try startDecoder(file: file, plan: plan, background: options.background), plan: plan, file: file,
+            options: options)
         let plan = try replanned(plan, for: decoder, file: file, options: options, region: region)
         let scanoutRegion = PixelMapping.scanoutRect(of: region, canvas: options.canvas, rotation: options.rotation)
         let scanoutPhoto = PixelMapping.scanoutRect(
@@ -199,6 +205,33 @@ public final class FrameRenderer {
         if let warning = decoder.warning {
             warnings.append("\(file.path): shown despite libjpeg's warning: \(warning)")
         }
+    }
+
+    /// The decoder with its rows converted to sRGB when the photo declares another colour space and colour
+    /// management is on; otherwise the decoder itself.
+    private func colorManaged(
+        _ decoder: any RowDecoder, plan: DecodePlan, file: borrowing PhotoFile, options: RenderOptions
+    ) -> any RowDecoder {
+        guard options.colorManagement else { return decoder }
+        var profile = decoder.colorProfile
+        if profile == nil, let jpeg = plan.header.jpeg, !jpeg.iccChunks.isEmpty {
+            var bytes: [UInt8] = []
+            for chunk in jpeg.iccChunks where bytes.count + chunk.count <= 4 << 20 {
+                bytes += (try? file.read(offset: chunk.lowerBound, count: chunk.count)) ?? []
+            }
+            profile = .icc(bytes)
+        }
+        guard let profile else { return decoder }
+        let transform: ColorTransform?
+        if let known = transforms[profile] {
+            transform = known
+        } else {
+            if transforms.count >= Self.transformsKept { transforms.removeAll() }
+            transform = ColorTransform(profile)
+            transforms[profile] = transform
+        }
+        guard let transform else { return decoder }
+        return ColorManagedRows(decoder, transform: transform)
     }
 
     /// The format's decoder, started on the file at the plan's size.

@@ -60,6 +60,29 @@ final class HEIFFile {
         heif_image_handle_get_color_profile_type(handle) != heif_color_profile_type_not_present
     }
 
+    /// The colour space the primary image declares: an ICC profile (prof, rICC) first, else an nclx description.
+    var colorProfile: ColorProfile? {
+        let size = heif_image_handle_get_raw_color_profile_size(handle)
+        if size > 0, size <= 4 << 20 {
+            var bytes = [UInt8](repeating: 0, count: size)
+            if heif_image_handle_get_raw_color_profile(handle, &bytes).code == heif_error_Ok { return .icc(bytes) }
+        }
+        var nclx: UnsafeMutablePointer<heif_color_profile_nclx>?
+        guard heif_image_handle_get_nclx_color_profile(handle, &nclx).code == heif_error_Ok, let nclx else {
+            return nil
+        }
+        defer { heif_nclx_color_profile_free(nclx) }
+        let value = nclx.pointee
+        let xy = [
+            value.color_primary_red_x, value.color_primary_red_y, value.color_primary_green_x,
+            value.color_primary_green_y, value.color_primary_blue_x, value.color_primary_blue_y,
+            value.color_primary_white_x, value.color_primary_white_y,
+        ].map(Double.init)
+        return ColorProfile.nclx(
+            primaries: Int(value.color_primaries.rawValue), transfer: Int(value.transfer_characteristics.rawValue),
+            xy: xy)
+    }
+
     /// The first EXIF block of the primary image: libheif's block starts with a four-byte offset to the TIFF header.
     var exif: ExifReader.Fields? {
         var identifier: heif_item_id = 0

@@ -9,6 +9,7 @@ final class HEIFRowDecoder: RowDecoder {
     let outputSize: Size
     var rowBatch: Int { 16 }
     var warning: String? { nil }
+    let colorProfile: ColorProfile?
     private let image: OpaquePointer
     private let pixels: UnsafePointer<UInt8>
     private let stride: Int
@@ -27,6 +28,7 @@ final class HEIFRowDecoder: RowDecoder {
                     "libheif here has no \(header.avif ? "AV1" : "HEVC") decoder (install libheif's plugins)"))
         }
         alpha = header.hasAlpha
+        colorProfile = heif.colorProfile
         let options = vitrine_heif_decoding_options()
         defer { heif_decoding_options_free(options) }
         var decoded: OpaquePointer?

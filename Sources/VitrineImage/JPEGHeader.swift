@@ -25,6 +25,8 @@ public struct JPEGHeader: Equatable, Sendable {
     public var adobeTransform: Int?
     public var orientation: Orientation
     public var dateTimeOriginal: String?
+    /// Where the embedded ICC profile's pieces are (APP2 `ICC_PROFILE` segments), in the order to join them.
+    public var iccChunks: [Range<Int>] = []
 
     /// The upright size, after EXIF orientation.
     public var displayedSize: Size { orientation.displayedSize(ofStored: size) }
@@ -70,6 +72,7 @@ public struct JPEGHeader: Equatable, Sendable {
         var frame: (size: Size, process: Process, arithmetic: Bool, precision: Int, components: [Component])?
         var exif: ExifReader.Fields?
         var adobeTransform: Int?
+        var iccChunks: [(sequence: UInt8, range: Range<Int>)] = []
         // A real JPEG has a few dozen segments before its first scan; bound the walk against crafted files.
         for _ in 0..<4096 {
             var bytes = try read(position, 4)
@@ -116,6 +119,11 @@ public struct JPEGHeader: Equatable, Sendable {
                 if bytes.starts(with: [0x45, 0x78, 0x69, 0x66, 0, 0]) {
                     exif = ExifReader.read(try read(payloadStart, payloadLength)[...])
                 }
+            case 0xE2 where payloadLength > 14:
+                bytes = try read(payloadStart, 14)
+                if bytes.count == 14, bytes.starts(with: Array("ICC_PROFILE".utf8) + [0]) {
+                    iccChunks.append((bytes[12], payloadStart + 14..<payloadStart + payloadLength))
+                }
             case 0xEE:
                 bytes = try read(payloadStart, min(payloadLength, 12))
                 if bytes.count >= 12, bytes.starts(with: Array("Adobe".utf8)) { adobeTransform = Int(bytes[11]) }
@@ -124,7 +132,8 @@ public struct JPEGHeader: Equatable, Sendable {
                 return JPEGHeader(
                     size: frame.size, process: frame.process, arithmetic: frame.arithmetic,
                     precision: frame.precision, components: frame.components, adobeTransform: adobeTransform,
-                    orientation: exif?.orientation ?? .up, dateTimeOriginal: exif?.dateTimeOriginal)
+                    orientation: exif?.orientation ?? .up, dateTimeOriginal: exif?.dateTimeOriginal,
+                    iccChunks: iccChunks.sorted { $0.sequence < $1.sequence }.map(\.range))
             default:
                 break
             }

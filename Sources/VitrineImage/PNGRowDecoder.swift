@@ -17,6 +17,8 @@ final class PNGRowDecoder: RowDecoder {
     let outputSize: Size
     var rowBatch: Int { 8 }
     var warning: String? { nil }
+    /// The iCCP chunk's profile, which libspng inflates while reading the chunks before the image data.
+    private(set) var colorProfile: ColorProfile?
     private let context: OpaquePointer
     private let stream: UnsafeMutablePointer<FILE>
     private let background: RGBColor
@@ -53,6 +55,11 @@ final class PNGRowDecoder: RowDecoder {
                 interlaced ? rowBytes * header.size.height : 0, Int32(VITRINE_SPNG_FMT_RGBA8), flags)
         }
         guard status == 0 else { throw RowDecodeFailure(message: Self.message(status)) }
+        var iccp = spng_iccp()
+        if header.hasICCProfile, spng_get_iccp(context, &iccp) == 0, let profile = iccp.profile, iccp.profile_len > 0 {
+            colorProfile = .icc(
+                Array(UnsafeRawBufferPointer(start: UnsafeRawPointer(profile), count: iccp.profile_len)))
+        }
     }
 
     deinit {

@@ -10,6 +10,8 @@ public struct RenderOptions: Sendable, Equatable {
     public var maxMegapixels: Double
     public var filter: ResamplingFilter
     public var caption: CaptionStyle
+    /// Convert photos with a colour profile to sRGB (the `colorManagement` setting).
+    public var colorManagement = true
 
     public init(
         canvas: Size, fit: Fit = .contain, rotation: Rotation = .none, background: RGBColor = .black,

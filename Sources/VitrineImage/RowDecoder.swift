@@ -12,6 +12,12 @@ protocol RowDecoder: AnyObject {
     func finish() -> String?
     /// What the decoder warned about in a photo it decoded anyway (nil: nothing).
     var warning: String? { get }
+    /// The colour space the file declares, when the decoder reads it (nil: untagged, or read elsewhere).
+    var colorProfile: ColorProfile? { get }
+}
+
+extension RowDecoder {
+    var colorProfile: ColorProfile? { nil }
 }
 
 struct RowDecodeFailure: Error {

@@ -9,6 +9,8 @@ public struct WebPHeader: Equatable, Sendable {
     /// An animation: its first frame is shown.
     public var animated: Bool
     public var hasICCProfile: Bool
+    /// Where the ICCP chunk's profile is in the file.
+    public var iccRange: Range<Int>?
     public var exif: ExifReader.Fields?
     public var fileBytes: Int
 
@@ -42,7 +44,7 @@ public struct WebPHeader: Equatable, Sendable {
         let riffEnd = 8 + littleEndian(start, 4, count: 4)
         var header = WebPHeader(
             size: Size(width: 0, height: 0), lossless: false, hasAlpha: false, animated: false,
-            hasICCProfile: false, exif: nil, fileBytes: fileBytes)
+            hasICCProfile: false, iccRange: nil, exif: nil, fileBytes: fileBytes)
         var canvas: Size?
         var bitstream: Size?
         var position = 12
@@ -82,6 +84,8 @@ public struct WebPHeader: Equatable, Sendable {
                 let bytes = try read(payload + 16, 8)
                 if bytes.count == 8 { header.lossless = bytes[0..<4].elementsEqual("VP8L".utf8) }
                 bitstream = canvas
+            case "ICCP" where header.iccRange == nil:
+                header.iccRange = payload..<payload + length
             case "EXIF" where length <= largestReadChunk && header.exif == nil:
                 header.exif = ExifReader.read(block: try read(payload, length)[...])
             default: break

@@ -9,6 +9,7 @@ final class WebPRowDecoder: RowDecoder {
     let outputSize: Size
     var rowBatch: Int { 16 }
     var warning: String? { nil }
+    private(set) var colorProfile: ColorProfile?
     private let pixels: UnsafeMutablePointer<UInt8>
     private var row = 0
 
@@ -25,6 +26,9 @@ final class WebPRowDecoder: RowDecoder {
         }
         guard let data = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
             throw RowDecodeFailure(message: "the file is empty")
+        }
+        if let range = header.iccRange, range.upperBound <= filled, !range.isEmpty {
+            colorProfile = .icc(Array(UnsafeRawBufferPointer(start: data + range.lowerBound, count: range.count)))
         }
         self.outputSize = outputSize
         pixels = .allocate(capacity: outputSize.pixelCount * 4)

@@ -252,9 +252,11 @@ public final class PlayerRuntime: LibraryFollowerOwner {
     static func renderOptions(_ settings: Settings, profile: DeviceProfile) -> RenderOptions {
         var caption = settings.caption
         caption.locale = settings.locale ?? DateStyle.processDefault()
-        return RenderOptions(
+        var options = RenderOptions(
             canvas: profile.compose, fit: settings.fit ?? profile.fit, rotation: profile.rotation,
             background: settings.background, maxMegapixels: settings.maxMegapixels, caption: caption)
+        options.colorManagement = settings.colorManagement
+        return options
     }
 
     /// The crossfade length, or nil for cuts: from the settings, else the profile; refused (with a log line) when

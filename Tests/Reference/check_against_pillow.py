@@ -15,11 +15,12 @@ grey, animation), and checks those the same way.  --refuse-unloadable holds
 every file Pillow cannot load to the broken_* rule below.  HEIF and AVIF are
 read through pillow-heif when it is installed.
 
-For every photo Pillow can fully load as a JPEG, PNG or WebP, and for every
-panel, the script renders it with vitrine (binary PPM of exactly the panel
-size) and builds the reference with Pillow: open, ImageOps.exif_transpose,
-alpha composed over black, convert('RGB'), resize to the contain size with
-Image.LANCZOS, pasted centred on a black canvas.  A (photo, panel) passes if vitrine exits 0, the
+For every photo Pillow can fully load as a JPEG, PNG, WebP, HEIF or AVIF, and
+for every panel, the script renders it with vitrine (binary PPM of exactly the
+panel size) and builds the reference with Pillow: open, ImageOps.exif_transpose,
+alpha composed over black, an embedded RGB ICC profile converted to sRGB with
+ImageCms, convert('RGB'), resize to the contain size with Image.LANCZOS, pasted
+centred on a black canvas.  A (photo, panel) passes if vitrine exits 0, the
 PSNR inside the picture rectangle is >= --min-psnr and every pixel outside
 it is exactly (0, 0, 0).
 
@@ -40,6 +41,7 @@ status is 1 when M > 0.  Needs only Pillow (run with /usr/bin/python3).
 from __future__ import annotations
 
 import argparse
+import io
 import math
 import os
 import subprocess
@@ -49,7 +51,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 try:
-    from PIL import Image, ImageChops, ImageOps, ImageStat
+    from PIL import Image, ImageChops, ImageCms, ImageOps, ImageStat
 except ImportError:  # pragma: no cover - depends on the interpreter
     sys.exit("check_against_pillow.py: Pillow is missing; run it with "
              "/usr/bin/python3 (apt-get install python3-pil)")
@@ -133,7 +135,9 @@ def load_with_pillow(path: Path) -> tuple[Image.Image | None, str]:
                 return None, f"format {im.format}, not one Vitrine shows"
             # An animation shows its first frame; Pillow opens on it.
             im.load()
-            return flatten(ImageOps.exif_transpose(im)), ""
+            icc = im.info.get("icc_profile")
+            shown = flatten(ImageOps.exif_transpose(im))
+            return to_srgb(shown, icc) if icc else shown, ""
     except Exception as exc:  # noqa: BLE001 - any failure means "cannot decode"
         return None, f"{type(exc).__name__}: {exc}"
 
@@ -147,6 +151,21 @@ def flatten(im: Image.Image) -> Image.Image:
         # 16-bit grey: the top 8 bits, as an 8-bit display shows it.
         return im.point(lambda v: v / 256).convert("L")
     return im
+
+
+def to_srgb(im: Image.Image, icc: bytes) -> Image.Image:
+    """An RGB picture tagged with an ICC profile, converted to sRGB by ImageCms (LittleCMS, perceptual intent), as
+    vitrine converts it; grey and CMYK profiles are left alone, as vitrine leaves them."""
+    if im.mode not in ("RGB", "P"):
+        return im
+    try:
+        source = ImageCms.ImageCmsProfile(io.BytesIO(icc))
+    except Exception:  # noqa: BLE001 - an unreadable profile: vitrine shows the photo as decoded
+        return im
+    if source.profile.xcolor_space.strip() != "RGB":
+        return im
+    return ImageCms.profileToProfile(im.convert("RGB"), source, ImageCms.createProfile("sRGB"),
+                                     renderingIntent=0, outputMode="RGB")
 
 
 def make_variants(files: list[Path], count: int, folder: Path) -> list[Path]:

@@ -1,3 +1,4 @@
+import CLCMS
 import CSPNG
 import CWebP
 import VitrineCore
@@ -41,7 +42,7 @@ public enum ImageFixture {
     /// with an eXIf chunk holding `exif` (a TIFF structure) when given.
     public static func png(
         samples: [UInt8], size: Size, color: PNGColor, bitDepth: UInt8 = 8, interlaced: Bool = false,
-        exif: [UInt8]? = nil
+        exif: [UInt8]? = nil, icc: [UInt8]? = nil
     ) throws -> [UInt8] {
         guard let context = spng_ctx_new(Int32(SPNG_CTX_ENCODER.rawValue)) else {
             throw EncodeError(description: "spng_ctx_new failed")
@@ -57,6 +58,18 @@ public enum ImageFixture {
             status = exifBytes.withUnsafeMutableBufferPointer { buffer in
                 var chunk = spng_exif(length: buffer.count, data: buffer.baseAddress)
                 return spng_set_exif(context, &chunk)
+            }
+        }
+        var iccBytes = (icc ?? []).map { CChar(bitPattern: $0) }
+        if status == 0, icc != nil {
+            status = iccBytes.withUnsafeMutableBufferPointer { buffer in
+                var chunk = spng_iccp()
+                withUnsafeMutableBytes(of: &chunk.profile_name) { name in
+                    for (index, byte) in "Display P3".utf8.enumerated() { name[index] = byte }
+                }
+                chunk.profile_len = buffer.count
+                chunk.profile = buffer.baseAddress
+                return spng_set_iccp(context, &chunk)
             }
         }
         if status == 0 {
@@ -149,5 +162,48 @@ public enum ImageFixture {
         rgb.reserveCapacity(rgba.count / 4 * 3)
         for index in stride(from: 0, to: rgba.count, by: 4) { rgb += rgba[index..<index + 3] }
         return rgb
+    }
+
+    /// A Display P3 ICC profile (P3 primaries, D65 white, the sRGB curve), as recent iPhones tag their photos,
+    /// made by LittleCMS.
+    public static func displayP3Profile() throws -> [UInt8] {
+        var white = cmsCIExyY(x: 0.3127, y: 0.3290, Y: 1)
+        var primaries = cmsCIExyYTRIPLE(
+            Red: cmsCIExyY(x: 0.680, y: 0.320, Y: 1), Green: cmsCIExyY(x: 0.265, y: 0.690, Y: 1),
+            Blue: cmsCIExyY(x: 0.150, y: 0.060, Y: 1))
+        var parameters: [Double] = [2.4, 1 / 1.055, 0.055 / 1.055, 1 / 12.92, 0.04045]
+        guard let curve = cmsBuildParametricToneCurve(nil, 4, &parameters) else {
+            throw EncodeError(description: "LittleCMS could not build the sRGB curve")
+        }
+        defer { cmsFreeToneCurve(curve) }
+        var curves: [OpaquePointer?] = [curve, curve, curve]
+        guard let profile = cmsCreateRGBProfile(&white, &primaries, &curves) else {
+            throw EncodeError(description: "LittleCMS could not make the profile")
+        }
+        defer { cmsCloseProfile(profile) }
+        var length: UInt32 = 0
+        guard cmsSaveProfileToMem(profile, nil, &length) != 0, length > 0 else {
+            throw EncodeError(description: "LittleCMS could not size the profile")
+        }
+        var bytes = [UInt8](repeating: 0, count: Int(length))
+        guard cmsSaveProfileToMem(profile, &bytes, &length) != 0 else {
+            throw EncodeError(description: "LittleCMS could not write the profile")
+        }
+        return bytes
+    }
+
+    /// JPEG APP2 segments carrying `profile` (`ICC_PROFILE`, numbered pieces of at most 65,519 bytes).
+    public static func iccSegments(_ profile: [UInt8]) -> [UInt8] {
+        let pieceSize = 65_519
+        let pieces = stride(from: 0, to: profile.count, by: pieceSize).map {
+            Array(profile[$0..<min(profile.count, $0 + pieceSize)])
+        }
+        var segments: [UInt8] = []
+        for (index, piece) in pieces.enumerated() {
+            let length = 2 + 14 + piece.count
+            segments += [0xFF, 0xE2, UInt8(length >> 8), UInt8(length & 0xFF)] + Array("ICC_PROFILE".utf8) + [0]
+            segments += [UInt8(index + 1), UInt8(pieces.count)] + piece
+        }
+        return segments
     }
 }
