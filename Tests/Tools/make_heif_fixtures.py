@@ -17,10 +17,10 @@ COLORS = [(230, 20, 20), (20, 200, 40), (30, 40, 220), (240, 220, 30)]
 
 def quadrants(width, height, alpha=None):
     image = Image.new("RGBA" if alpha is not None else "RGB", (width, height))
-    for y in range(height):
-        for x in range(width):
-            color = COLORS[(x >= width // 2) + 2 * (y >= height // 2)]
-            image.putpixel((x, y), color + ((alpha,) if alpha is not None else ()))
+    for index, color in enumerate(COLORS):
+        left, top = (index % 2) * (width // 2), (index // 2) * (height // 2)
+        box = (left, top, width if index % 2 else width // 2, height if index // 2 else height // 2)
+        image.paste(color + ((alpha,) if alpha is not None else ()), box)
     return image
 
 
@@ -34,6 +34,8 @@ def main():
     exif = Image.Exif()
     exif[0x8769] = {0x9003: "2024:07:14 18:30:05"}
     quadrants(96, 64).save(os.path.join(OUT, "dated.heic"), quality=90, exif=exif.tobytes())
+    # A phone-sized photo (12 MP): decoded whole it needs more than a 48 MiB board's budget.
+    quadrants(4032, 3024).save(os.path.join(OUT, "phone-sized.heic"), quality=50)
 
 
 if __name__ == "__main__":

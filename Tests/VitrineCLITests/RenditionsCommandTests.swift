@@ -210,4 +210,59 @@ import VitrineTestSupport
             }
         }
     }
+
+    /// A library as phones fill it: JPEG, PNG, WebP, HEIC and AVIF. `vitrine renditions` writes a JPEG rendition for
+    /// each photo larger than the panel, and a 48 MiB board (the 800x480 touch display's profile), which refuses
+    /// the 12 MP HEIC itself (libheif decodes it whole), shows it through its rendition.
+    @Test func aMixedLibraryGetsJPEGRenditionsAndTheHEICPlaysInA48MiBBudget() throws {
+        let heif = "/" + #filePath.split(separator: "/").dropLast(2).joined(separator: "/") + "/Fixtures/heif"
+        let size = Size(width: 1600, height: 960)
+        let rgba = ImageFixture.quadrantsRGBA(size: size)
+        try folder.write("phones/Trip/screen.png", try ImageFixture.png(samples: rgba, size: size, color: .rgba))
+        try folder.write("phones/Trip/saved.webp", try ImageFixture.webp(rgba: rgba, size: size, lossless: false))
+        try folder.write(
+            "phones/Trip/camera.jpg",
+            try JPEGFixture.encode(rgb: ImageFixture.rgb(fromRGBA: rgba), size: size))
+        try folder.write("phones/Trip/IMG_0001.HEIC", try FileBytes.read("\(heif)/phone-sized.heic"))
+        try folder.write("phones/Trip/small.avif", try FileBytes.read("\(heif)/quadrants.avif"))
+        try folder.write(
+            "phones.json",
+            text: """
+                {"library": "phones", "deviceTable": "\(repositoryRoot)/Config/devices.json",
+                 "display": {"backend": "headless", "headlessSize": "800x480"}}
+                """)
+        let result = run([
+            "renditions", "--config", "\(folder.path)/phones.json", "--profiles", "rpi-touch-display", "--jobs", "1",
+        ])
+        #expect(result.status == 0, "\(result.errors)")
+        let trip = "\(folder.path)/phones/Trip"
+        for name in ["screen@800x480.jpg", "saved@800x480.jpg", "camera@800x480.jpg", "IMG_0001@640x480.jpg"] {
+            #expect(FileBytes.exists("\(trip)/\(name)"), "\(name): \(result.output)")
+        }
+        // The AVIF is smaller than the panel: shown as it is, no rendition.
+        #expect(!result.output.contains("small@"))
+
+        let board = SlideRenderer(budget: MemoryBudget(limit: 48 << 20))
+        let options = RenderOptions(canvas: Size(width: 800, height: 480))
+        #expect {
+            _ = try board.frames.render("\(trip)/IMG_0001.HEIC", options: options)
+        } throws: { error in
+            guard let error = error as? ImageError, case .overBudget = error.reason else { return false }
+            return error.description.contains("vitrine renditions")
+        }
+        let slides = try Library(root: "\(folder.path)/phones").slides(
+            in: LibraryCategory(name: "Trip", path: trip))
+        let phone = try #require(slides.first { $0.id.name == "IMG_0001" })
+        let shown = try board.render(phone, options: options)
+        #expect(shown.files == ["\(trip)/IMG_0001@640x480.jpg"])
+        let frame = shown.frame
+        let corners = [(240, 120), (560, 120), (240, 360), (560, 360)].map { frame.pixel(x: $0.0, y: $0.1) }
+        let colors: [(Int, Int, Int)] = [(230, 20, 20), (20, 200, 40), (30, 40, 220), (240, 220, 30)]
+        for (pixel, color) in zip(corners, colors) {
+            let channels = (Int(pixel >> 16 & 0xFF), Int(pixel >> 8 & 0xFF), Int(pixel & 0xFF))
+            #expect(
+                abs(channels.0 - color.0) <= 14 && abs(channels.1 - color.1) <= 14 && abs(channels.2 - color.2) <= 14,
+                "\(channels) vs \(color)")
+        }
+    }
 }
