@@ -187,12 +187,13 @@ vm-pacing: release check-deps
 vm-lowram: release check-deps
 	/usr/bin/python3 Tests/VM/test_lowram.py --vitrine .build/release/vitrine
 
-bench: release bench-deps
+bench: release bench-deps check-deps
 	Tests/Benchmarks/compare.sh --vitrine .build/release/vitrine --panel 1920x1080 $(wildcard $(PHOTOS)/large_*.jpg)
 	Tests/Benchmarks/play.sh --vitrine .build/release/vitrine $(BASELINE_PHOTOS)
 	Tests/Benchmarks/look.sh --vitrine .build/release/vitrine $(addprefix --play ,$(BASELINE_PHOTOS)) \
 	  $(wildcard $(PHOTOS)/large_*.jpg) $(PORTRAIT_PHOTOS)
 	/usr/bin/python3 Tests/Benchmarks/scale.py --vitrine .build/release/vitrine $(BASELINE_PHOTOS)
+	/usr/bin/python3 Tests/Benchmarks/formats.py --vitrine .build/release/vitrine $(firstword $(BASELINE_PHOTOS))
 
 clean:
 	rm -rf .build build

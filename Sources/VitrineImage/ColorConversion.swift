@@ -26,41 +26,61 @@ enum ColorConversion {
     }
 
     /// RGBA rows (libspng's, straight alpha) to BGRX, each pixel composed over `background`: a transparent
-    /// screenshot or logo shows on the slideshow's background, as a viewer shows it on its own.
+    /// screenshot or logo shows on the slideshow's background, as a viewer shows it on its own. Whole pixels are
+    /// moved as 32-bit words with wrapping arithmetic, so the opaque case (most PNGs) vectorises: this runs on
+    /// the decoding thread, which a large PNG keeps busy.
     static func rgbaToBGRX(
         _ source: UnsafePointer<UInt8>, into destination: UnsafeMutablePointer<UInt8>, pixelCount: Int,
         over background: RGBColor
     ) {
-        let (backR, backG, backB) = (UInt32(background.red), UInt32(background.green), UInt32(background.blue))
-        for index in 0..<pixelCount {
-            let from = source + index * 4
-            let to = destination + index * 4
-            let alpha = UInt32(from[3])
-            if alpha == 255 {
-                (to[0], to[1], to[2]) = (from[2], from[1], from[0])
-            } else {
-                let rest = 255 - alpha
-                to[0] = UInt8((UInt32(from[2]) * alpha + backB * rest + 127) / 255)
-                to[1] = UInt8((UInt32(from[1]) * alpha + backG * rest + 127) / 255)
-                to[2] = UInt8((UInt32(from[0]) * alpha + backR * rest + 127) / 255)
-            }
-            to[3] = 0
+        let from = UnsafeRawPointer(source).assumingMemoryBound(to: UInt32.self)
+        let to = UnsafeMutableRawPointer(destination).assumingMemoryBound(to: UInt32.self)
+        let back = background.xrgb
+        var index = 0
+        while index < pixelCount {
+            // Little-endian: the word is A<<24 | B<<16 | G<<8 | R; BGRX is R<<16 | G<<8 | B.
+            let pixel = from[index]
+            let alpha = pixel &>> 24
+            let swapped = (pixel & 0xFF) &<< 16 | pixel & 0xFF00 | (pixel &>> 16) & 0xFF
+            to[index] = alpha == 255 ? swapped : blend(swapped, over: back, alpha: alpha)
+            index &+= 1
         }
     }
 
     /// BGRA rows (libwebp's, straight alpha) to BGRX in place, composed over `background`.
     static func composeBGRA(_ pixels: UnsafeMutablePointer<UInt8>, pixelCount: Int, over background: RGBColor) {
-        let (backR, backG, backB) = (UInt32(background.red), UInt32(background.green), UInt32(background.blue))
-        for index in 0..<pixelCount {
-            let pixel = pixels + index * 4
-            let alpha = UInt32(pixel[3])
-            if alpha != 255 {
-                let rest = 255 - alpha
-                pixel[0] = UInt8((UInt32(pixel[0]) * alpha + backB * rest + 127) / 255)
-                pixel[1] = UInt8((UInt32(pixel[1]) * alpha + backG * rest + 127) / 255)
-                pixel[2] = UInt8((UInt32(pixel[2]) * alpha + backR * rest + 127) / 255)
-            }
-            pixel[3] = 0
+        let words = UnsafeMutableRawPointer(pixels).assumingMemoryBound(to: UInt32.self)
+        let back = background.xrgb
+        var index = 0
+        while index < pixelCount {
+            // Little-endian: the word is A<<24 | R<<16 | G<<8 | B, BGRX with alpha on top.
+            let pixel = words[index]
+            let alpha = pixel &>> 24
+            words[index] = alpha == 255 ? pixel & 0xFF_FFFF : blend(pixel & 0xFF_FFFF, over: back, alpha: alpha)
+            index &+= 1
         }
+    }
+
+    /// Interleaved RGB rows (libheif's) to BGRX.
+    static func rgbToBGRX(
+        _ source: UnsafePointer<UInt8>, into destination: UnsafeMutablePointer<UInt8>, pixelCount: Int
+    ) {
+        let to = UnsafeMutableRawPointer(destination).assumingMemoryBound(to: UInt32.self)
+        var index = 0
+        while index < pixelCount {
+            let from = source + index &* 3
+            to[index] = UInt32(from[0]) &<< 16 | UInt32(from[1]) &<< 8 | UInt32(from[2])
+            index &+= 1
+        }
+    }
+
+    /// `color` (XRGB) at `alpha` over `back` (XRGB), each channel rounded.
+    @inline(__always)
+    static func blend(_ color: UInt32, over back: UInt32, alpha: UInt32) -> UInt32 {
+        let rest = 255 &- alpha
+        let blue = ((color & 0xFF) &* alpha &+ (back & 0xFF) &* rest &+ 127) / 255
+        let green = (((color &>> 8) & 0xFF) &* alpha &+ ((back &>> 8) & 0xFF) &* rest &+ 127) / 255
+        let red = (((color &>> 16) & 0xFF) &* alpha &+ ((back &>> 16) & 0xFF) &* rest &+ 127) / 255
+        return red &<< 16 | green &<< 8 | blue
     }
 }

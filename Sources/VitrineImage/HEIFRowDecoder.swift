@@ -62,11 +62,7 @@ final class HEIFRowDecoder: RowDecoder {
             if alpha {
                 ColorConversion.rgbaToBGRX(source, into: destination, pixelCount: width, over: background)
             } else {
-                for x in 0..<width {
-                    let from = source + x * 3
-                    let to = destination + x * 4
-                    (to[0], to[1], to[2], to[3]) = (from[2], from[1], from[0], 0)
-                }
+                ColorConversion.rgbToBGRX(source, into: destination, pixelCount: width)
             }
             row += 1
             count += 1

@@ -2,7 +2,8 @@
 """Vitrine on real kernel DRM drivers: boots a guest per panel (virtio-gpu and bochs, four sizes each), plays a
 library generated here with the release binary, and checks screendumps against `vitrine render` of the same
 photos: the right picture, the show advancing on its timer, no frame mixing two pictures while slides change
-every 0.2 s, clean crossfade steps at 1920x1080, readiness and watchdog notifications, `vitrine probe` naming the connector, mode and profile, and the console back after SIGTERM with
+every 0.2 s, clean crossfade steps at 1920x1080, a library of PNG, WebP, HEIC and AVIF files on virtio-gpu at
+1920x1080, readiness and watchdog notifications, `vitrine probe` naming the connector, mode and profile, and the console back after SIGTERM with
 exit status 0. Prints `N passed, M failed`; skips (exit 0) with the reason when QEMU or a kernel is missing.
 
 Usage: test_display.py [--vitrine PATH] [--only DEVICE:WxH ...]
@@ -310,6 +311,34 @@ def check_fades(vm, vitrine, label):
         print(output[-2000:])
 
 
+def check_formats(vm, vitrine, label):
+    """A library as phones fill it, on the real driver: the photos saved as PNG, WebP, HEIC and AVIF (and a PNG
+    named .jpg), played in turn; each screendump matches `vitrine render` of the same file."""
+    import pillow_heif
+    pillow_heif.register_heif_opener()
+    pillow_heif.register_avif_opener()
+    sources = [Image.open(f"{vm.share}/lib/Test/{name}").convert("RGB") for name, _, _ in PHOTOS]
+    folder = f"{vm.share}/formats/Mixed"
+    os.makedirs(folder)
+    files = [("1-landscape.png", sources[0], {}), ("2-portrait.webp", sources[1], {"quality": 92}),
+             ("3-square.heic", sources[2], {"quality": 92}), ("4-landscape.avif", sources[0].rotate(180), {"quality": 92}),
+             ("5-portrait-really-a-png.jpg", sources[1].transpose(Image.FLIP_LEFT_RIGHT), {"format": "PNG"})]
+    for name, image, options in files:
+        image.save(f"{folder}/{name}", **options)
+    w, h = vm.width, vm.height
+    references = [render(vitrine, f"{folder}/{name}", w, h, vm.share) for name, _, _ in files]
+    with open(f"{vm.share}/formats.json", "w") as f:
+        f.write('{"library": "/share/formats", "deviceTable": "%s/Config/devices.json", "interval": 2, '
+                '"transition": "none", "order": "name", "display": {"backend": "drm"}}\n' % REPO)
+    vm.spawn("formats", f"exec {vitrine} play --config /share/formats.json")
+    for (name, _, _), reference in zip(files, references):
+        dump, ok = wait_for(vm, lambda d, r=reference: psnr(d, r) >= 40, 45)
+        record(ok, f"{label}: {name} is shown as vitrine render shows it (PSNR {psnr(dump, reference):.1f})")
+    status, output = vm.stop("formats")
+    if status != 0:
+        print(output[-2000:])
+
+
 def run_panel(vitrine, device, w, h, tearing, hotplug=False, fbdev=False):
     label = f"{device} {w}x{h}"
     with vmlib.VM(device=device, width=w, height=h) as vm:
@@ -352,6 +381,9 @@ def run_panel(vitrine, device, w, h, tearing, hotplug=False, fbdev=False):
 
         if (w, h) == (1920, 1080):
             check_fades(vm, vitrine, label)
+
+        if (device, w, h) == ("virtio", 1920, 1080):
+            check_formats(vm, vitrine, label)
 
         if tearing:
             play_config(share, 0.2)
