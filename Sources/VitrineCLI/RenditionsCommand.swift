@@ -1,4 +1,3 @@
-import Synchronization
 import VitrineCore
 import VitrineImage
 import VitrineRuntime
@@ -142,7 +141,7 @@ struct RenditionsCommand {
             }
         }
 
-        let progress = Mutex(Progress())
+        let progress = Locked(Progress())
         let files = work.reduce(0) { $0 + $1.targets.count }
         let settings = context.settings
         // Each decode is charged to one budget shared by the workers: half of what the system has available.

@@ -1,5 +1,4 @@
 import CLinux
-import Synchronization
 import Testing
 import VitrineCore
 import VitrineImage
@@ -38,8 +37,8 @@ import VitrineTestSupport
             try JPEGFixture.encode(rgb: JPEGFixture.solid(JPEGFixture.blue, size: size), size: size, progressive: true))
         let before = try FileBytes.read(original)
         let need = 10 << 20
-        let available = Mutex(need)
-        let asked = Mutex(0)
+        let available = Locked(need)
+        let asked = Locked(0)
         let wakeup = try Wakeup()
         let maker = RenditionMaker(
             libraryRoot: folder.path, cacheRoot: "\(folder.path)/cache", profile: Self.profile, fit: nil,
