@@ -59,21 +59,27 @@ public struct ImageHeader: Equatable, Sendable {
     }
 
     public init(_ png: PNGHeader) {
-        details = .png(png)
-        size = png.size
-        orientation = png.exif?.orientation ?? .up
-        dateTimeOriginal = png.exif?.dateTimeOriginal
-        hasAlpha = png.hasAlpha
-        decoderWorkspaceBytes = png.decoderWorkspaceBytes
+        self.init(
+            .png(png), size: png.size, exif: png.exif, hasAlpha: png.hasAlpha,
+            decoderWorkspaceBytes: png.decoderWorkspaceBytes)
     }
 
     public init(_ webp: WebPHeader) {
-        details = .webp(webp)
-        size = webp.size
-        orientation = webp.exif?.orientation ?? .up
-        dateTimeOriginal = webp.exif?.dateTimeOriginal
-        hasAlpha = webp.hasAlpha
-        decoderWorkspaceBytes = webp.decoderWorkspaceBytes
+        self.init(
+            .webp(webp), size: webp.size, exif: webp.exif, hasAlpha: webp.hasAlpha,
+            decoderWorkspaceBytes: webp.decoderWorkspaceBytes)
+    }
+
+    /// A format whose orientation and date come from an EXIF block (PNG eXIf, WebP EXIF); upright without one.
+    private init(
+        _ details: Details, size: Size, exif: ExifReader.Fields?, hasAlpha: Bool, decoderWorkspaceBytes: Int
+    ) {
+        self.details = details
+        self.size = size
+        orientation = exif?.orientation ?? .up
+        dateTimeOriginal = exif?.dateTimeOriginal
+        self.hasAlpha = hasAlpha
+        self.decoderWorkspaceBytes = decoderWorkspaceBytes
     }
 
     /// Orientation is always upright: libheif applies the HEIF transforms, which win over EXIF's.

@@ -137,22 +137,12 @@ public enum ImageFixture {
             + [0, 0, 0, 0]
     }
 
-    /// RGBA quadrants red, green, blue, yellow (TL, TR, BL, BR) at `alpha`.
+    /// RGBA quadrants red, green, blue, yellow (TL, TR, BL, BR) at `alpha`: `JPEGFixture.quadrants` with alpha.
     public static func quadrantsRGBA(size: Size, alpha: UInt8 = 255) -> [UInt8] {
+        let rgb = JPEGFixture.quadrants(size: size)
         var pixels: [UInt8] = []
         pixels.reserveCapacity(size.pixelCount * 4)
-        for y in 0..<size.height {
-            for x in 0..<size.width {
-                let color: RGBColor
-                switch (x < size.width / 2, y < size.height / 2) {
-                case (true, true): color = JPEGFixture.red
-                case (false, true): color = JPEGFixture.green
-                case (true, false): color = JPEGFixture.blue
-                case (false, false): color = JPEGFixture.yellow
-                }
-                pixels += [color.red, color.green, color.blue, alpha]
-            }
-        }
+        for index in stride(from: 0, to: rgb.count, by: 3) { pixels += rgb[index..<index + 3] + [alpha] }
         return pixels
     }
 
