@@ -24,13 +24,14 @@ public enum BlurFill {
     }
 
     /// Fills the part of `region` (scanout pixels) outside `photo` (the rectangle the photo covers, inside the
-    /// region) in `frame`.
-    public static func fill(_ frame: Frame, region: Placement.Rect, photo: Placement.Rect) {
+    /// region) in `frame`. A `translucent` photo was written premultiplied with its alpha in the fourth byte; it
+    /// is composed over the blur too, which is then made of the photo as if over black.
+    public static func fill(_ frame: Frame, region: Placement.Rect, photo: Placement.Rect, translucent: Bool = false) {
         guard photo.width > 0, photo.height > 0 else { return }
         let covers =
             photo.x <= region.x && photo.y <= region.y && photo.x + photo.width >= region.x + region.width
             && photo.y + photo.height >= region.y + region.height
-        if covers { return }
+        if covers && !translucent { return }
         let small = smallSize(of: region)
         var pixels = shrink(frame, photo: photo, region: region, to: small)
         var scratch = [UInt32](repeating: 0, count: pixels.count)
@@ -38,7 +39,7 @@ public enum BlurFill {
             boxBlur(&pixels, into: &scratch, size: small, horizontal: true)
             boxBlur(&scratch, into: &pixels, size: small, horizontal: false)
         }
-        stretch(pixels, size: small, over: region, skipping: photo, in: frame)
+        stretch(pixels, size: small, over: region, skipping: photo, translucent: translucent, in: frame)
     }
 
     /// Area-averages the centred part of the photo that covers the region's shape into `small`, darkened.
@@ -119,11 +120,12 @@ public enum BlurFill {
         }
     }
 
-    /// Bilinear enlargement of the small copy over the region, writing only outside the photo. Separable: each
-    /// small row is first widened to the region's width (few rows, so cheap), then every output row mixes two
-    /// widened rows with the crossfade's SIMD blend.
+    /// Bilinear enlargement of the small copy over the region, writing only outside the photo, or under it when
+    /// it is translucent. Separable: each small row is first widened to the region's width (few rows, so cheap),
+    /// then every output row mixes two widened rows with the crossfade's SIMD blend.
     private static func stretch(
-        _ small: [UInt32], size: Size, over region: Placement.Rect, skipping photo: Placement.Rect, in frame: Frame
+        _ small: [UInt32], size: Size, over region: Placement.Rect, skipping photo: Placement.Rect,
+        translucent: Bool, in frame: Frame
     ) {
         // Fixed point: each output position's left (or upper) source index and the next one's weight out of 256.
         func taps(_ count: Int, from sourceCount: Int) -> [(index: Int, weight: Int)] {
@@ -159,6 +161,9 @@ public enum BlurFill {
         let rows = taps(region.height, from: size.height)
         let photoRows = photo.y..<(photo.y + photo.height)
         let regionRight = region.x + region.width
+        let photoColumns = max(region.x, photo.x)..<min(photo.x + photo.width, regionRight)
+        let under = UnsafeMutablePointer<UInt32>.allocate(capacity: translucent ? max(1, photoColumns.count) : 1)
+        defer { under.deallocate() }
         widened.withUnsafeBufferPointer { buffer in
             guard let base = buffer.baseAddress else { return }
             for y in 0..<region.height {
@@ -176,10 +181,31 @@ public enum BlurFill {
                 if photoRows.contains(region.y + y) {
                     write(region.x..<max(region.x, photo.x))
                     write(min(photo.x + photo.width, regionRight)..<regionRight)
+                    guard translucent, !photoColumns.isEmpty else { continue }
+                    let offset = photoColumns.lowerBound - region.x
+                    FrameBlender.blend(
+                        from: upper + offset, to: lower + offset, weight: weight, into: under,
+                        count: photoColumns.count)
+                    composePremultiplied(target + photoColumns.lowerBound, over: under, count: photoColumns.count)
                 } else {
                     write(region.x..<regionRight)
                 }
             }
+        }
+    }
+
+    /// Premultiplied pixels (alpha in the fourth byte) composed over `back`, written opaque. The resampler's
+    /// overshoot can leave a channel above its alpha, so sums are clamped.
+    private static func composePremultiplied(
+        _ pixels: UnsafeMutablePointer<UInt32>, over back: UnsafePointer<UInt32>, count: Int
+    ) {
+        for index in 0..<count {
+            let pixel = pixels[index]
+            let behind = ColorConversion.blend(0, over: back[index], alpha: pixel &>> 24)
+            let red = min(255, (pixel &>> 16 & 0xFF) &+ (behind &>> 16 & 0xFF))
+            let green = min(255, (pixel &>> 8 & 0xFF) &+ (behind &>> 8 & 0xFF))
+            let blue = min(255, (pixel & 0xFF) &+ (behind & 0xFF))
+            pixels[index] = red &<< 16 | green &<< 8 | blue
         }
     }
 }

@@ -25,29 +25,24 @@ enum ColorConversion {
         }
     }
 
-    /// RGBA rows (libspng's, straight alpha) to BGRX, each pixel composed over `background`: a transparent
-    /// screenshot or logo shows on the slideshow's background, as a viewer shows it on its own. Whole pixels are
-    /// moved as 32-bit words with wrapping arithmetic, so the opaque case (most PNGs) vectorises: this runs on
-    /// the decoding thread, which a large PNG keeps busy.
-    static func rgbaToBGRX(
-        _ source: UnsafePointer<UInt8>, into destination: UnsafeMutablePointer<UInt8>, pixelCount: Int,
-        over background: RGBColor
+    /// RGBA rows (libspng's and libheif's, straight alpha) to BGRA. Whole pixels are moved as 32-bit words, so
+    /// the loop vectorises: this runs on the decoding thread, which a large PNG keeps busy.
+    static func rgbaToBGRA(
+        _ source: UnsafePointer<UInt8>, into destination: UnsafeMutablePointer<UInt8>, pixelCount: Int
     ) {
         let from = UnsafeRawPointer(source).assumingMemoryBound(to: UInt32.self)
         let to = UnsafeMutableRawPointer(destination).assumingMemoryBound(to: UInt32.self)
-        let back = background.xrgb
         var index = 0
         while index < pixelCount {
-            // Little-endian: the word is A<<24 | B<<16 | G<<8 | R; BGRX is R<<16 | G<<8 | B.
+            // Little-endian: the word is A<<24 | B<<16 | G<<8 | R; BGRA is A<<24 | R<<16 | G<<8 | B.
             let pixel = from[index]
-            let alpha = pixel &>> 24
-            let swapped = (pixel & 0xFF) &<< 16 | pixel & 0xFF00 | (pixel &>> 16) & 0xFF
-            to[index] = alpha == 255 ? swapped : blend(swapped, over: back, alpha: alpha)
+            to[index] = pixel & 0xFF00_FF00 | (pixel & 0xFF) &<< 16 | (pixel &>> 16) & 0xFF
             index &+= 1
         }
     }
 
-    /// BGRA rows (libwebp's, straight alpha) to BGRX in place, composed over `background`.
+    /// BGRA rows (straight alpha) to BGRX in place, composed over `background`: a transparent screenshot or logo
+    /// shows on the slideshow's background, as a viewer shows it on its own.
     static func composeBGRA(_ pixels: UnsafeMutablePointer<UInt8>, pixelCount: Int, over background: RGBColor) {
         let words = UnsafeMutableRawPointer(pixels).assumingMemoryBound(to: UInt32.self)
         let back = background.xrgb
@@ -57,6 +52,19 @@ enum ColorConversion {
             let pixel = words[index]
             let alpha = pixel &>> 24
             words[index] = alpha == 255 ? pixel & 0xFF_FFFF : blend(pixel & 0xFF_FFFF, over: back, alpha: alpha)
+            index &+= 1
+        }
+    }
+
+    /// BGRA rows (straight alpha) premultiplied in place, alpha kept in the top byte: the form that resamples
+    /// without dark fringes and is later composed over what lies behind the photo.
+    static func premultiplyBGRA(_ pixels: UnsafeMutablePointer<UInt8>, pixelCount: Int) {
+        let words = UnsafeMutableRawPointer(pixels).assumingMemoryBound(to: UInt32.self)
+        var index = 0
+        while index < pixelCount {
+            let pixel = words[index]
+            let alpha = pixel &>> 24
+            if alpha != 255 { words[index] = alpha &<< 24 | blend(pixel & 0xFF_FFFF, over: 0, alpha: alpha) }
             index &+= 1
         }
     }

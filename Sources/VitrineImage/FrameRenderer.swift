@@ -119,9 +119,12 @@ public final class FrameRenderer {
     private func compose(
         file: borrowing PhotoFile, plan: DecodePlan, options: RenderOptions, region: Placement.Rect, into frame: Frame
     ) throws(ImageError) -> DecodePlan {
-        let decoder = colorManaged(
-            try startDecoder(file: file, plan: plan, background: options.background), plan: plan, file: file,
-            options: options)
+        var decoder = colorManaged(try startDecoder(file: file, plan: plan), plan: plan, file: file, options: options)
+        // Over the blurred fill, transparent parts show the blur: they stay translucent until `BlurFill` composes.
+        let translucent = plan.header.hasAlpha && options.fit == .containBlur
+        if plan.header.hasAlpha {
+            decoder = AlphaRows(decoder, mode: translucent ? .premultiplied : .over(options.background))
+        }
         let plan = try replanned(plan, for: decoder, file: file, options: options, region: region)
         let scanoutRegion = PixelMapping.scanoutRect(of: region, canvas: options.canvas, rotation: options.rotation)
         let scanoutPhoto = PixelMapping.scanoutRect(
@@ -129,8 +132,10 @@ public final class FrameRenderer {
         if options.fit != .containBlur {
             fillOutside(scanoutPhoto, of: scanoutRegion, in: frame, with: options.background)
         }
-        try decodeAndCompose(decoder, file: file, plan: plan, options: options, into: frame)
-        if options.fit == .containBlur { BlurFill.fill(frame, region: scanoutRegion, photo: scanoutPhoto) }
+        try decodeAndCompose(decoder, file: file, plan: plan, options: options, keepingAlpha: translucent, into: frame)
+        if options.fit == .containBlur {
+            BlurFill.fill(frame, region: scanoutRegion, photo: scanoutPhoto, translucent: translucent)
+        }
         return plan
     }
 
@@ -159,7 +164,7 @@ public final class FrameRenderer {
     /// two cores, and a JPEG or non-interlaced PNG is never held whole (a WebP is, at the size it was decoded to).
     private func decodeAndCompose(
         _ decoder: any RowDecoder, file: borrowing PhotoFile, plan: DecodePlan, options: RenderOptions,
-        into frame: Frame
+        keepingAlpha: Bool, into frame: Frame
     ) throws(ImageError) {
         let destination = plan.placement.destination
         let mapping = PixelMapping(
@@ -167,7 +172,7 @@ public final class FrameRenderer {
             canvas: options.canvas, rotation: options.rotation)
         let job = Resampler(filter: options.filter).job(
             sourceSize: plan.decodedSize, window: plan.decodedWindow, outputSize: plan.outputSize,
-            destination: frame.pixels, mapping: mapping)
+            destination: frame.pixels, mapping: mapping, keepingAlpha: keepingAlpha)
         let rowBytes = plan.decodedSize.width * 4
         let pipe = RowPipe(rowBytes: rowBytes, capacity: DecodePlan.pipeRows)
         let outputRows = plan.outputSize.height
@@ -235,11 +240,9 @@ public final class FrameRenderer {
     }
 
     /// The format's decoder, started on the file at the plan's size.
-    private func startDecoder(file: borrowing PhotoFile, plan: DecodePlan, background: RGBColor)
-        throws(ImageError) -> any RowDecoder
-    {
+    private func startDecoder(file: borrowing PhotoFile, plan: DecodePlan) throws(ImageError) -> any RowDecoder {
         if case .heif(let header) = plan.header.details {
-            return try HEIFRowDecoder(file: file, header: header, background: background)
+            return try HEIFRowDecoder(file: file, header: header)
         }
         do throws(RowDecodeFailure) {
             switch plan.header.details {
@@ -252,10 +255,9 @@ public final class FrameRenderer {
                 }
                 return decompressor
             case .png(let header):
-                return try PNGRowDecoder(descriptor: file.descriptor, header: header, background: background)
+                return try PNGRowDecoder(descriptor: file.descriptor, header: header)
             case .webp(let header):
-                return try WebPRowDecoder(
-                    file: file, header: header, outputSize: plan.decodedSize, background: background)
+                return try WebPRowDecoder(file: file, header: header, outputSize: plan.decodedSize)
             case .heif:
                 throw RowDecodeFailure(message: "HEIF is decoded by libheif")
             }

@@ -4,7 +4,7 @@ import VitrineCore
 /// One libheif decode of a HEIF or AVIF primary image. libheif decodes the whole image in one call (HEVC through
 /// libde265, AV1 through dav1d or aom), with the HEIF transforms applied and more than 8 bits a sample reduced to
 /// 8, as interleaved RGB or RGBA; the header charged the budget for that. The rows are then handed out of it as
-/// BGRX, alpha composed over the background.
+/// BGRX, or BGRA with straight alpha when the image has an alpha plane.
 final class HEIFRowDecoder: RowDecoder {
     let outputSize: Size
     var rowBatch: Int { 16 }
@@ -14,10 +14,9 @@ final class HEIFRowDecoder: RowDecoder {
     private let pixels: UnsafePointer<UInt8>
     private let stride: Int
     private let alpha: Bool
-    private let background: RGBColor
     private var row = 0
 
-    init(file: borrowing PhotoFile, header: HEIFHeader, background: RGBColor) throws(ImageError) {
+    init(file: borrowing PhotoFile, header: HEIFHeader) throws(ImageError) {
         let heif = try HEIFFile(path: file.path, descriptor: file.descriptor, fileBytes: file.byteCount)
         let format: Int32 = header.avif ? Int32(VITRINE_HEIF_COMPRESSION_AV1) : Int32(VITRINE_HEIF_COMPRESSION_HEVC)
         guard heif_have_decoder_for_format(heif_compression_format(UInt32(format))) != 0 else {
@@ -46,7 +45,6 @@ final class HEIFRowDecoder: RowDecoder {
         image = decoded
         pixels = plane
         stride = Int(rowStride)
-        self.background = background
         outputSize = Size(
             width: Int(heif_image_get_width(decoded, heif_channel_interleaved)),
             height: Int(heif_image_get_height(decoded, heif_channel_interleaved)))
@@ -60,7 +58,7 @@ final class HEIFRowDecoder: RowDecoder {
         for destination in rows where row < outputSize.height {
             let source = pixels + row * stride
             if alpha {
-                ColorConversion.rgbaToBGRX(source, into: destination, pixelCount: width, over: background)
+                ColorConversion.rgbaToBGRA(source, into: destination, pixelCount: width)
             } else {
                 ColorConversion.rgbToBGRX(source, into: destination, pixelCount: width)
             }

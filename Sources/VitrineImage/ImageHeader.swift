@@ -65,8 +65,9 @@ public struct ImageHeader: Equatable, Sendable {
     }
 
     public init(_ webp: WebPHeader) {
+        // An animation's first frame may not cover its canvas, which starts transparent.
         self.init(
-            .webp(webp), size: webp.size, exif: webp.exif, hasAlpha: webp.hasAlpha,
+            .webp(webp), size: webp.size, exif: webp.exif, hasAlpha: webp.hasAlpha || webp.animated,
             decoderWorkspaceBytes: webp.decoderWorkspaceBytes)
     }
 

@@ -8,8 +8,8 @@ import VitrineCore
 #endif
 
 /// One libspng decode, row by row: a non-interlaced PNG of any size passes through in a few rows of memory, as a
-/// JPEG does. Palette, grey, 16-bit and tRNS transparency are expanded by libspng to 8-bit RGBA; alpha is composed
-/// over the background. An Adam7-interlaced PNG delivers its rows in seven passes, so it is decoded whole first
+/// JPEG does. Palette, grey, 16-bit and tRNS transparency are expanded by libspng to 8-bit RGBA, handed out as
+/// straight BGRA. An Adam7-interlaced PNG delivers its rows in seven passes, so it is decoded whole first
 /// (its header charges the budget for that).
 final class PNGRowDecoder: RowDecoder {
     static let largestChunk = 2 << 20
@@ -21,7 +21,6 @@ final class PNGRowDecoder: RowDecoder {
     private(set) var colorProfile: ColorProfile?
     private let context: OpaquePointer
     private let stream: UnsafeMutablePointer<FILE>
-    private let background: RGBColor
     /// One RGBA row, or the whole RGBA image of an interlaced PNG.
     private let rgba: UnsafeMutablePointer<UInt8>
     private let interlaced: Bool
@@ -29,7 +28,7 @@ final class PNGRowDecoder: RowDecoder {
 
     /// Starts decoding the PNG open at `descriptor` (read from its start through a duplicate, so the caller's
     /// descriptor stays as it was).
-    init(descriptor: Int32, header: PNGHeader, background: RGBColor) throws(RowDecodeFailure) {
+    init(descriptor: Int32, header: PNGHeader) throws(RowDecodeFailure) {
         guard let context = spng_ctx_new(0) else { throw RowDecodeFailure(message: "libspng: out of memory") }
         let copy = dup(descriptor)
         guard copy >= 0, let stream = fdopen(copy, "rb") else {
@@ -40,7 +39,6 @@ final class PNGRowDecoder: RowDecoder {
         rewind(stream)
         self.context = context
         self.stream = stream
-        self.background = background
         outputSize = header.size
         interlaced = header.interlaced
         let rowBytes = header.size.width * 4
@@ -88,7 +86,7 @@ final class PNGRowDecoder: RowDecoder {
                 }
                 source = rgba
             }
-            ColorConversion.rgbaToBGRX(source, into: destination, pixelCount: width, over: background)
+            ColorConversion.rgbaToBGRA(source, into: destination, pixelCount: width)
             row += 1
             count += 1
         }

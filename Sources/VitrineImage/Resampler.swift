@@ -71,13 +71,14 @@ public struct Resampler {
     }
 
     /// Prepares the resampling of `window` of a BGRX source of `sourceSize` to `outputSize` pixels, storing pixel
-    /// (x, y) of the result at `destination[mapping.base + x * mapping.stepX + y * mapping.stepY]`.
+    /// (x, y) of the result at `destination[mapping.base + x * mapping.stepX + y * mapping.stepY]`. The fourth
+    /// byte is resampled too and kept when `keepingAlpha` (premultiplied alpha), otherwise written as zero.
     public func job(
         sourceSize: Size, window: Placement.Window, outputSize: Size, destination: UnsafeMutablePointer<UInt32>,
-        mapping: PixelMapping
+        mapping: PixelMapping, keepingAlpha: Bool = false
     ) -> Job {
         Job(
-            outputSize: outputSize, destination: destination, mapping: mapping,
+            outputSize: outputSize, destination: destination, mapping: mapping, keepingAlpha: keepingAlpha,
             horizontal: Axis(
                 sourceLength: sourceSize.width, windowStart: window.x, windowLength: window.width,
                 outputLength: outputSize.width, filter: filter),
@@ -92,6 +93,7 @@ public struct Resampler {
         let outputSize: Size
         let destination: UnsafeMutablePointer<UInt32>
         let mapping: PixelMapping
+        let keepingAlpha: Bool
         let horizontal: Axis
         let vertical: Axis
 
@@ -175,12 +177,12 @@ public struct Resampler {
                         // Adding 1.5 * 2^23 leaves round-to-nearest(value) in the low mantissa bits: a float to
                         // integer conversion without the range checks Swift's converting initialisers carry.
                         let magic = SIMD4<Float>(repeating: 12_582_912)
-                        let shifts = SIMD4<UInt32>(0, 8, 16, 0)
-                        let byteMask = SIMD4<UInt32>(0xFF, 0xFF, 0xFF, 0)
+                        let shifts = SIMD4<UInt32>(0, 8, 16, 24)
+                        let byteMask = SIMD4<UInt32>(0xFF, 0xFF, 0xFF, keepingAlpha ? 0xFF : 0)
                         for x in 0..<width {
                             let rounded = pointwiseMin(pointwiseMax(sum[x], low), high) + magic
                             let channels = (unsafeBitCast(rounded, to: SIMD4<UInt32>.self) & byteMask) &<< shifts
-                            destination[target] = channels.x | channels.y | channels.z
+                            destination[target] = channels.x | channels.y | channels.z | channels.w
                             target += mapping.stepX
                         }
                     }

@@ -4,7 +4,7 @@ import VitrineCore
 /// One libwebp decode: the file is read into memory (libwebp decodes from memory) and decoded in one call straight
 /// to `outputSize`, which libwebp's scaler reaches while decoding, so a 4000-pixel WebP for a 1080p panel never
 /// exists at full size. An animation's first frame is composed on its canvas at full size. The rows are then
-/// handed out of that picture, alpha composed over the background.
+/// handed out of that picture as libwebp wrote them: BGRA, straight alpha.
 final class WebPRowDecoder: RowDecoder {
     let outputSize: Size
     var rowBatch: Int { 16 }
@@ -13,9 +13,7 @@ final class WebPRowDecoder: RowDecoder {
     private let pixels: UnsafeMutablePointer<UInt8>
     private var row = 0
 
-    init(file: borrowing PhotoFile, header: WebPHeader, outputSize: Size, background: RGBColor)
-        throws(RowDecodeFailure)
-    {
+    init(file: borrowing PhotoFile, header: WebPHeader, outputSize: Size) throws(RowDecodeFailure) {
         let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, file.byteCount), alignment: 16)
         defer { bytes.deallocate() }
         let filled: Int
@@ -40,9 +38,6 @@ final class WebPRowDecoder: RowDecoder {
         } else {
             let status = vitrine_webp_decode(data, filled, pixels, width, height, outputSize != header.size ? 1 : 0)
             guard status == 0 else { throw RowDecodeFailure(message: "libwebp: \(Self.describe(status))") }
-        }
-        if header.hasAlpha || header.animated {
-            ColorConversion.composeBGRA(pixels, pixelCount: outputSize.pixelCount, over: background)
         }
     }
 

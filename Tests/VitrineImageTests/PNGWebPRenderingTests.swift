@@ -73,6 +73,36 @@ import VitrineTestSupport
             FrameRendererTests.close(frame.pixel(x: 60, y: 40), RGBColor(red: 100, green: 128, blue: 0), tolerance: 1))
     }
 
+    /// With `contain-blur` a transparent photo shows the blurred fill through it, not the flat background: a
+    /// half-transparent green photo is 128 green over the fill, which is the photo as if over black, darkened
+    /// (128 * 150 / 256 = 75 green), and no pixel anywhere is the red background.
+    @Test func pngAlphaIsComposedOverTheBlurredFill() throws {
+        let size = Size(width: 120, height: 240)
+        var rgba: [UInt8] = []
+        for _ in 0..<size.pixelCount { rgba += [0, 255, 0, 128] }
+        let path = try folder.write("logo.png", try ImageFixture.png(samples: rgba, size: size, color: .rgba))
+        let (frame, plan) = try renderer.render(
+            path,
+            options: RenderOptions(
+                canvas: Size(width: 320, height: 180), fit: .containBlur, background: Self.background))
+        #expect(plan.placement.destination == Placement.Rect(x: 115, y: 0, width: 90, height: 180))
+        let fill = RGBColor(red: 0, green: 75, blue: 0)
+        let photo = RGBColor(red: 0, green: 165, blue: 0)
+        for (x, y) in [(5, 5), (60, 90), (110, 170), (210, 10), (315, 175)] {
+            #expect(FrameRendererTests.close(frame.pixel(x: x, y: y), fill, tolerance: 2), "margin \(x),\(y)")
+        }
+        for (x, y) in [(116, 1), (160, 90), (204, 178)] {
+            #expect(FrameRendererTests.close(frame.pixel(x: x, y: y), photo, tolerance: 2), "photo \(x),\(y)")
+        }
+        var red: [String] = []
+        for y in stride(from: 0, to: 180, by: 3) {
+            for x in stride(from: 0, to: 320, by: 3) where frame.pixel(x: x, y: y) >> 16 & 0xFF != 0 {
+                red.append("\(x),\(y)")
+            }
+        }
+        #expect(red.isEmpty, "red at \(red.prefix(10))")
+    }
+
     @Test func pngExifOrientationTurnsThePicture() throws {
         let size = Size(width: 160, height: 240)
         let rgb = ImageFixture.rgb(fromRGBA: ImageFixture.quadrantsRGBA(size: size))
