@@ -22,6 +22,30 @@ final class ColorTransform {
         }
         guard let made else { return nil }
         transform = made
+        isIdentity = Self.changesNothing(made)
+    }
+
+    /// True when the transform moves no channel of any probe colour by more than one level: the photo declares
+    /// sRGB, as most phone JPEGs and the PNGs made from them do. Its rows are then shown as decoded, sparing the
+    /// decoding thread LittleCMS's pass (a tenth of a PNG decode).
+    let isIdentity: Bool
+
+    private static func changesNothing(_ transform: cmsHTRANSFORM) -> Bool {
+        let levels: [UInt8] = [0, 1, 3, 8, 16, 32, 50, 64, 90, 128, 160, 192, 224, 240, 254, 255]
+        var probe: [UInt8] = []
+        for red in levels {
+            for green in levels {
+                for blue in levels { probe += [blue, green, red, 0] }
+            }
+        }
+        for level in 0...255 {
+            let value = UInt8(level)
+            probe += [value, 0, 0, 0, 0, value, 0, 0, 0, 0, value, 0, value, value, value, 0]
+        }
+        var converted = probe
+        let pixels = UInt32(probe.count / 4)
+        cmsDoTransform(transform, probe, &converted, pixels)
+        return zip(probe, converted).allSatisfy { abs(Int($0) - Int($1)) <= 1 }
     }
 
     deinit { cmsDeleteTransform(transform) }

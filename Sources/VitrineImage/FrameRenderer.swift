@@ -235,7 +235,7 @@ public final class FrameRenderer {
             transform = ColorTransform(profile)
             transforms[profile] = transform
         }
-        guard let transform else { return decoder }
+        guard let transform, !transform.isIdentity else { return decoder }
         return ColorManagedRows(decoder, transform: transform)
     }
 

@@ -9,7 +9,8 @@ import VitrineCore
 
 /// One libspng decode, row by row: a non-interlaced PNG of any size passes through in a few rows of memory, as a
 /// JPEG does. Palette, grey, 16-bit and tRNS transparency are expanded by libspng to 8-bit RGBA, handed out as
-/// straight BGRA. An Adam7-interlaced PNG delivers its rows in seven passes, so it is decoded whole first
+/// straight BGRA. 8-bit RGB and RGBA (photos, screenshots) come as stored: libspng's expansion to RGBA is a
+/// per-pixel loop that costs more than the conversion to BGRX done here. An Adam7-interlaced PNG delivers its rows in seven passes, so it is decoded whole first
 /// (its header charges the budget for that).
 final class PNGRowDecoder: RowDecoder {
     static let largestChunk = 2 << 20
@@ -21,8 +22,9 @@ final class PNGRowDecoder: RowDecoder {
     private(set) var colorProfile: ColorProfile?
     private let context: OpaquePointer
     private let stream: UnsafeMutablePointer<FILE>
-    /// One RGBA row, or the whole RGBA image of an interlaced PNG.
-    private let rgba: UnsafeMutablePointer<UInt8>
+    /// One decoded row, or the whole image of an interlaced PNG: RGBA, or RGB when `rgb`.
+    private let decoded: UnsafeMutablePointer<UInt8>
+    private let rgb: Bool
     private let interlaced: Bool
     private var row = 0
 
@@ -41,16 +43,20 @@ final class PNGRowDecoder: RowDecoder {
         self.stream = stream
         outputSize = header.size
         interlaced = header.interlaced
-        let rowBytes = header.size.width * 4
-        rgba = .allocate(capacity: interlaced ? rowBytes * header.size.height : rowBytes)
+        let asStored =
+            header.bitDepth == 8 && (header.colorType == 2 && !header.hasTransparencyChunk || header.colorType == 6)
+        rgb = asStored && header.colorType == 2
+        let rowBytes = header.size.width * (rgb ? 3 : 4)
+        decoded = .allocate(capacity: interlaced ? rowBytes * header.size.height : rowBytes)
         spng_set_chunk_limits(context, Self.largestChunk, PNGHeader.chunkCacheBytes)
         spng_set_image_limits(context, UInt32(header.size.width), UInt32(header.size.height))
         var status = spng_set_png_file(context, stream)
         if status == 0 {
             let flags = Int32(VITRINE_SPNG_DECODE_TRNS) | (interlaced ? 0 : Int32(VITRINE_SPNG_DECODE_PROGRESSIVE))
+            let format = asStored ? Int32(VITRINE_SPNG_FMT_PNG) : Int32(VITRINE_SPNG_FMT_RGBA8)
             status = spng_decode_image(
-                context, interlaced ? UnsafeMutableRawPointer(rgba) : nil,
-                interlaced ? rowBytes * header.size.height : 0, Int32(VITRINE_SPNG_FMT_RGBA8), flags)
+                context, interlaced ? UnsafeMutableRawPointer(decoded) : nil,
+                interlaced ? rowBytes * header.size.height : 0, format, flags)
         }
         guard status == 0 else { throw RowDecodeFailure(message: Self.message(status)) }
         var iccp = spng_iccp()
@@ -63,7 +69,7 @@ final class PNGRowDecoder: RowDecoder {
     deinit {
         spng_ctx_free(context)
         fclose(stream)
-        rgba.deallocate()
+        decoded.deallocate()
     }
 
     static func message(_ status: Int32) -> String {
@@ -72,21 +78,26 @@ final class PNGRowDecoder: RowDecoder {
 
     func read(into rows: [UnsafeMutablePointer<UInt8>]) -> Result<Int, RowDecodeFailure> {
         let width = outputSize.width
+        let rowBytes = width * (rgb ? 3 : 4)
         var count = 0
         for destination in rows {
             guard row < outputSize.height else { break }
             let source: UnsafeMutablePointer<UInt8>
             if interlaced {
-                source = rgba + row * width * 4
+                source = decoded + row * rowBytes
             } else {
-                let status = spng_decode_row(context, rgba, width * 4)
+                let status = spng_decode_row(context, decoded, rowBytes)
                 // The call that decodes the last row answers SPNG_EOI rather than 0.
                 guard status == 0 || status == Int32(VITRINE_SPNG_EOI) else {
                     return .failure(RowDecodeFailure(message: "\(Self.message(status)) at row \(row)"))
                 }
-                source = rgba
+                source = decoded
             }
-            ColorConversion.rgbaToBGRA(source, into: destination, pixelCount: width)
+            if rgb {
+                ColorConversion.rgbToBGRX(source, into: destination, pixelCount: width)
+            } else {
+                ColorConversion.rgbaToBGRA(source, into: destination, pixelCount: width)
+            }
             row += 1
             count += 1
         }

@@ -49,6 +49,18 @@ import VitrineTestSupport
         #expect(FrameRendererTests.close(try render("p3-off.jpg", tagged, managed: false), Self.numbers, tolerance: 3))
     }
 
+    /// A photo tagged sRGB (most phone JPEGs, and PNGs saved from them) needs no conversion: its transform is
+    /// recognised as one that changes nothing and skipped; a wide-gamut one is not.
+    @Test func anSRGBProfileIsRecognisedAsChangingNothing() throws {
+        let srgb = try #require(ColorTransform(.icc(try ImageFixture.sRGBProfile())))
+        #expect(srgb.isIdentity)
+        let p3 = try #require(ColorTransform(.icc(try ImageFixture.displayP3Profile())))
+        #expect(!p3.isIdentity)
+        let tagged = try ImageFixture.png(
+            samples: Self.solidRGB, size: Self.size, color: .rgb, icc: try ImageFixture.sRGBProfile())
+        #expect(FrameRendererTests.close(try render("srgb.png", tagged), Self.numbers, tolerance: 1))
+    }
+
     @Test func aProfileSplitOverSeveralSegmentsIsJoined() throws {
         // A profile padded past one segment's 65,519 bytes (a private tag LittleCMS ignores would do the same).
         var profile = try ImageFixture.displayP3Profile()

@@ -157,10 +157,20 @@ public enum ImageFixture {
     /// A Display P3 ICC profile (P3 primaries, D65 white, the sRGB curve), as recent iPhones tag their photos,
     /// made by LittleCMS.
     public static func displayP3Profile() throws -> [UInt8] {
+        try rgbProfile(red: (0.680, 0.320), green: (0.265, 0.690), blue: (0.150, 0.060))
+    }
+
+    /// An ICC profile of sRGB itself, as phones and cameras embed it: D65, the BT.709 primaries, the sRGB curve.
+    public static func sRGBProfile() throws -> [UInt8] {
+        try rgbProfile(red: (0.640, 0.330), green: (0.300, 0.600), blue: (0.150, 0.060))
+    }
+
+    /// An RGB ICC profile with these primaries (CIE xy), the D65 white point and the sRGB tone curve.
+    static func rgbProfile(red: (Double, Double), green: (Double, Double), blue: (Double, Double)) throws -> [UInt8] {
         var white = cmsCIExyY(x: 0.3127, y: 0.3290, Y: 1)
         var primaries = cmsCIExyYTRIPLE(
-            Red: cmsCIExyY(x: 0.680, y: 0.320, Y: 1), Green: cmsCIExyY(x: 0.265, y: 0.690, Y: 1),
-            Blue: cmsCIExyY(x: 0.150, y: 0.060, Y: 1))
+            Red: cmsCIExyY(x: red.0, y: red.1, Y: 1), Green: cmsCIExyY(x: green.0, y: green.1, Y: 1),
+            Blue: cmsCIExyY(x: blue.0, y: blue.1, Y: 1))
         var parameters: [Double] = [2.4, 1 / 1.055, 0.055 / 1.055, 1 / 12.92, 0.04045]
         guard let curve = cmsBuildParametricToneCurve(nil, 4, &parameters) else {
             throw EncodeError(description: "LittleCMS could not build the sRGB curve")
