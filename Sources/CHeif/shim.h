@@ -4,7 +4,17 @@
  * libheif reading from an open file descriptor with pread, so a HEIF file's boxes are read as libheif asks for
  * them (the meta box, the item data it decodes) and a 5 MB photo's header costs a few kilobytes. The callbacks
  * are plain C here; Swift only fills `vitrine_heif_source` and keeps it alive while the context reads.
+ *
+ * libheif 1.15 has no way to cancel a decode, but it reads each coded image (each tile of a grid, as phones write
+ * them) through the reader when it decodes it: once `cancelled` says so, reads are answered with zeros, which the
+ * HEVC and AV1 decoders reject at once, so the decode ends at the next tile.
+ *
+ * A read is never reported as failed: libheif 1.15 asserts that an item's data read succeeds once its size check
+ * has passed (Box_iloc::read_data), and Debian builds it with assertions, so a failure would abort the player. A
+ * read that cannot be answered (cancelled, or the file shrank or failed since it was opened) is zero-filled and
+ * noted in `refused`, which the caller turns into an error.
  */
+#include <string.h>
 #include <errno.h>
 #include <stdint.h>
 #include <unistd.h>
@@ -14,19 +24,33 @@ typedef struct vitrine_heif_source {
     int descriptor;
     int64_t size;
     int64_t position;
+    /* Asked before each read; non-zero refuses it. May be called from libheif's tile-decoding threads (which
+     * libheif serialises around the reader). */
+    int (*cancelled)(void *context);
+    void *cancel_context;
+    /* Why reads were answered with zeros: 0 none, 1 cancelled, 2 the file ended or failed early (errno kept). */
+    int refused;
+    int read_errno;
 } vitrine_heif_source;
 
 static int64_t vitrine_heif_get_position(void *userdata) { return ((vitrine_heif_source *)userdata)->position; }
 
 static int vitrine_heif_read(void *data, size_t size, void *userdata) {
     vitrine_heif_source *source = userdata;
+    if (source->refused == 0 && source->cancelled != NULL && source->cancelled(source->cancel_context))
+        source->refused = 1;
     size_t done = 0;
-    while (done < size) {
+    while (source->refused == 0 && done < size) {
         ssize_t count = pread(source->descriptor, (char *)data + done, size - done, source->position + (int64_t)done);
         if (count < 0 && errno == EINTR) continue;
-        if (count <= 0) return -1;
+        if (count <= 0) {
+            source->refused = 2;
+            source->read_errno = count < 0 ? errno : 0;
+            break;
+        }
         done += (size_t)count;
     }
+    if (done < size) memset((char *)data + done, 0, size - done);
     source->position += (int64_t)size;
     return 0;
 }

@@ -242,7 +242,7 @@ public final class FrameRenderer {
     /// The format's decoder, started on the file at the plan's size.
     private func startDecoder(file: borrowing PhotoFile, plan: DecodePlan) throws(ImageError) -> any RowDecoder {
         if case .heif(let header) = plan.header.details {
-            return try HEIFRowDecoder(file: file, header: header)
+            return try HEIFRowDecoder(file: file, header: header, isCancelled: isCancelled)
         }
         do throws(RowDecodeFailure) {
             switch plan.header.details {

@@ -18,7 +18,10 @@ final class HEIFFile {
             throw ImageError(file: path, reason: .decodeFailed("libheif: out of memory"))
         }
         source = .allocate(capacity: 1)
-        source.initialize(to: vitrine_heif_source(descriptor: descriptor, size: Int64(fileBytes), position: 0))
+        source.initialize(
+            to: vitrine_heif_source(
+                descriptor: descriptor, size: Int64(fileBytes), position: 0, cancelled: nil, cancel_context: nil,
+                refused: 0, read_errno: 0))
         heif_context_set_maximum_image_size_limit(context, Int32(maximumSide))
         let read = vitrine_heif_read_source(context, source)
         var handle: OpaquePointer?
@@ -27,6 +30,7 @@ final class HEIFFile {
             let primary = heif_context_get_primary_image_handle(context, &handle)
             if primary.code != heif_error_Ok { failure = Self.message(primary) }
         }
+        if let unread = Self.unread(source.pointee) { failure = unread }
         guard failure == nil, let handle else {
             heif_context_free(context)
             source.deallocate()
@@ -40,6 +44,14 @@ final class HEIFFile {
         heif_image_handle_release(handle)
         heif_context_free(context)
         source.deallocate()
+    }
+
+    /// What went wrong when reads were answered with zeros because the file ended or failed after it was opened
+    /// (it is being rewritten, or its disk or share failed).
+    private static func unread(_ source: vitrine_heif_source) -> String? {
+        guard source.refused == 2 else { return nil }
+        let cause = source.read_errno == 0 ? "it ended early" : String(cString: strerror(source.read_errno))
+        return "the file changed or failed while it was read: \(cause)"
     }
 
     static func message(_ error: heif_error) -> String {
@@ -92,6 +104,45 @@ final class HEIFFile {
         var block = [UInt8](repeating: 0, count: size)
         guard heif_image_handle_get_metadata(handle, identifier, &block).code == heif_error_Ok else { return nil }
         return ExifReader.read(heifBlock: block)
+    }
+
+    /// Decodes the primary image, asking `isCancelled` (from libheif's threads too) before each read of coded
+    /// data: once it says yes the decode ends at the next tile, as `.cancelled`.
+    func decode(
+        chroma: heif_chroma, options: UnsafeMutablePointer<heif_decoding_options>?, isCancelled: (() -> Bool)?
+    ) -> Result<OpaquePointer, HEIFDecodeFailure> {
+        let check = CancellationCheck(isCancelled ?? { false })
+        source.pointee.cancel_context = Unmanaged.passUnretained(check).toOpaque()
+        source.pointee.cancelled = { context in
+            guard let context else { return 0 }
+            return Unmanaged<CancellationCheck>.fromOpaque(context).takeUnretainedValue().isCancelled() ? 1 : 0
+        }
+        defer {
+            source.pointee.cancelled = nil
+            source.pointee.cancel_context = nil
+        }
+        var decoded: OpaquePointer?
+        let status = withExtendedLifetime(check) {
+            heif_decode_image(handle, &decoded, heif_colorspace_RGB, chroma, options)
+        }
+        let refused = source.pointee.refused
+        let unread = Self.unread(source.pointee)
+        source.pointee.refused = 0
+        if let decoded, status.code == heif_error_Ok, refused == 0 { return .success(decoded) }
+        if let decoded { heif_image_release(decoded) }
+        if refused == 1 { return .failure(.cancelled) }
+        return .failure(.failed(unread ?? Self.message(status)))
+    }
+
+    enum HEIFDecodeFailure: Error {
+        case cancelled
+        case failed(String)
+    }
+
+    /// The cancellation question, boxed so the reader's C callback can reach it through a pointer.
+    private final class CancellationCheck {
+        let isCancelled: () -> Bool
+        init(_ isCancelled: @escaping () -> Bool) { self.isCancelled = isCancelled }
     }
 
     func header(avif: Bool) -> HEIFHeader {

@@ -16,7 +16,7 @@ final class HEIFRowDecoder: RowDecoder {
     private let alpha: Bool
     private var row = 0
 
-    init(file: borrowing PhotoFile, header: HEIFHeader) throws(ImageError) {
+    init(file: borrowing PhotoFile, header: HEIFHeader, isCancelled: (() -> Bool)?) throws(ImageError) {
         let heif = try HEIFFile(path: file.path, descriptor: file.descriptor, fileBytes: file.byteCount)
         let format: Int32 = header.avif ? Int32(VITRINE_HEIF_COMPRESSION_AV1) : Int32(VITRINE_HEIF_COMPRESSION_HEVC)
         guard heif_have_decoder_for_format(heif_compression_format(UInt32(format))) != 0 else {
@@ -30,12 +30,15 @@ final class HEIFRowDecoder: RowDecoder {
         colorProfile = heif.colorProfile
         let options = vitrine_heif_decoding_options()
         defer { heif_decoding_options_free(options) }
-        var decoded: OpaquePointer?
-        let status = heif_decode_image(
-            heif.handle, &decoded, heif_colorspace_RGB,
-            alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, options)
-        guard status.code == heif_error_Ok, let decoded else {
-            throw ImageError(file: file.path, reason: .decodeFailed("libheif: \(HEIFFile.message(status))"))
+        let decoded: OpaquePointer
+        switch heif.decode(
+            chroma: alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, options: options,
+            isCancelled: isCancelled)
+        {
+        case .success(let image): decoded = image
+        case .failure(.cancelled): throw ImageError(file: file.path, reason: .cancelled)
+        case .failure(.failed(let message)):
+            throw ImageError(file: file.path, reason: .decodeFailed("libheif: \(message)"))
         }
         var rowStride: Int32 = 0
         guard let plane = heif_image_get_plane_readonly(decoded, heif_channel_interleaved, &rowStride) else {

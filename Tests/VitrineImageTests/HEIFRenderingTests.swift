@@ -1,3 +1,4 @@
+import CHeif
 import Testing
 import VitrineCore
 import VitrineTestSupport
@@ -19,6 +20,60 @@ import VitrineTestSupport
     func render(_ name: String, canvas: Size = Size(width: 96, height: 64)) throws -> (frame: Frame, plan: DecodePlan) {
         try renderer.render(
             "\(Self.fixtures)/\(name)", options: RenderOptions(canvas: canvas, background: Self.background))
+    }
+
+    /// libheif 1.15 cannot be told to stop, but it reads each coded image (each tile of a phone's grid) as it
+    /// decodes it: once the photo is no longer wanted those reads are refused and the decode ends there, as a
+    /// cancelled JPEG decode ends at its next rows. The same decode, not cancelled, succeeds.
+    @Test func aCancelledDecodeStopsAtItsNextRead() throws {
+        let file = try PhotoFile(path: "\(Self.fixtures)/phone-sized.heic")
+        let heif = try HEIFFile(path: file.path, descriptor: file.descriptor, fileBytes: file.byteCount)
+        let options = vitrine_heif_decoding_options()
+        defer { heif_decoding_options_free(options) }
+        let asked = Locked(0)
+        let cancelled = heif.decode(chroma: heif_chroma_interleaved_RGB, options: options) {
+            asked.withLock { $0 += 1 }
+            return true
+        }
+        guard case .failure(.cancelled) = cancelled else {
+            Issue.record("a cancelled decode gave \(cancelled)")
+            return
+        }
+        #expect(asked.withLock { $0 } >= 1)
+        let whole = heif.decode(chroma: heif_chroma_interleaved_RGB, options: options) { false }
+        guard case .success(let image) = whole else {
+            Issue.record("the decode gave \(whole)")
+            return
+        }
+        #expect(heif_image_get_width(image, heif_channel_interleaved) == 4032)
+        heif_image_release(image)
+        renderer.isCancelled = { true }
+        #expect {
+            _ = try renderer.render(
+                "\(Self.fixtures)/phone-sized.heic",
+                options: RenderOptions(canvas: Size(width: 96, height: 64)))
+        } throws: { error in
+            (error as? ImageError)?.reason == .cancelled
+        }
+    }
+
+    /// A photo cut short after it was opened (a copy or sync rewriting it) is an error naming why, not an abort:
+    /// libheif asserts that item data reads succeed, so the reader never reports a failure to it.
+    @Test func aFileThatShrinksWhileItIsReadIsRefused() throws {
+        let folder = try TemporaryFolder()
+        let bytes = try FileBytes.read("\(Self.fixtures)/phone-sized.heic")
+        let path = try folder.write("shrinking.heic", bytes)
+        let file = try PhotoFile(path: path)
+        let heif = try HEIFFile(path: file.path, descriptor: file.descriptor, fileBytes: file.byteCount)
+        #expect(truncate(path, off_t(bytes.count / 2)) == 0)
+        let options = vitrine_heif_decoding_options()
+        defer { heif_decoding_options_free(options) }
+        let result = heif.decode(chroma: heif_chroma_interleaved_RGB, options: options, isCancelled: nil)
+        guard case .failure(.failed(let message)) = result else {
+            Issue.record("a shrunk file gave \(result)")
+            return
+        }
+        #expect(message == "the file changed or failed while it was read: it ended early")
     }
 
     @Test(arguments: [("quadrants.heic", ImageFormat.heif), ("quadrants.avif", .avif)])
