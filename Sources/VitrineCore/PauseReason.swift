@@ -10,6 +10,8 @@ public enum PauseReason: String, Sendable, CaseIterable, Comparable {
     case vtAway
     /// The screen was turned off (schedule or command).
     case screenOff
+    /// Nobody has been in the room for the presence timeout (motion sensor and input): the screen is off.
+    case absent
     /// The screen's connector is unplugged (or a TV dropped hotplug in standby). Its own reason, so a replug never
     /// ends what the schedule holds, nor the schedule's morning what an unplug holds.
     case unplugged

@@ -18,12 +18,15 @@ public struct Player {
         /// The slide to start at (a saved position): its category is shown first, from that slide, when both are
         /// still there.
         public var resume: SlideID?
+        /// Whether someone in the room wakes the screen while the schedule holds it off.
+        public var wakeOutsideSchedule: Bool
 
         public init(
             interval: Double = 10, order: PlaybackOrder = .name, startCategory: String? = nil,
             keepPrevious: Bool = false, seed: UInt64 = 0x5EED, pauseOnInput: Double = 30, transitionSeconds: Double = 0,
-            resume: SlideID? = nil
+            resume: SlideID? = nil, wakeOutsideSchedule: Bool = false
         ) {
+            self.wakeOutsideSchedule = wakeOutsideSchedule
             self.resume = resume
             self.transitionSeconds = transitionSeconds
             self.pauseOnInput = pauseOnInput
@@ -57,6 +60,10 @@ public struct Player {
         case user(KeyMap.Action, now: Double)
         /// The hold after the last input is over.
         case inputHoldEnded(now: Double)
+        /// The room became empty or someone came back (`PresenceMachine`), and why.
+        case presence(present: Bool, why: String, now: Double)
+        /// Someone moved in front of the sensor or used an input.
+        case seen(now: Double)
 
         /// A category read, from a list of slides (tests and small libraries).
         public static func indexed(category: String, slides: [Slide], now: Double) -> Event {
@@ -69,7 +76,7 @@ public struct Player {
                 .decoded(_, _, let now), .decodeFailed(_, _, let now), .flipDone(let now), .hold(_, let now),
                 .release(_, let now), .woke(let now), .command(_, let now), .photosAdded(_, _, let now),
                 .photosRemoved(_, _, let now), .categoriesChanged(_, let now), .redraw(let now), .user(_, let now),
-                .inputHoldEnded(let now):
+                .inputHoldEnded(let now), .presence(_, _, let now), .seen(let now):
                 return now
             }
         }
@@ -133,6 +140,7 @@ public struct Player {
     /// The slide to show as soon as its frame is ready.
     public private(set) var wanted: SlideID?
     public private(set) var timer: SlideTimer
+    public private(set) var screen: ScreenPower
     public private(set) var presented = 0
     private var cache: [SlideID: Frame] = [:]
     private var inFlight: [SlideID: DecodeRequest] = [:]
@@ -147,6 +155,7 @@ public struct Player {
     public init(options: Options) {
         self.options = options
         timer = SlideTimer(interval: options.interval)
+        screen = ScreenPower(wakeOutsideSchedule: options.wakeOutsideSchedule)
         resumeAt = options.resume
     }
 
@@ -260,6 +269,15 @@ public struct Player {
             // After the hold the slide on screen gets a full interval, not what was left before the input.
             guard timer.reasons.isEmpty, !timer.expired else { return [] }
             return [.timer(timer.restart(now: now))]
+        case .presence(let present, let why, _):
+            let wasOn = screen.isOn
+            screen.presence(present)
+            let line = present ? "somebody is there (\(why))" : "nobody is there (\(why))"
+            return applyScreen(wasOn: wasOn, log: line, fullInterval: true)
+        case .seen:
+            let wasOn = screen.isOn
+            screen.seen()
+            return applyScreen(wasOn: wasOn, log: "somebody is there outside the schedule", fullInterval: true)
         case .redraw:
             let current = onScreen
             let actions = dropCategoryState()
@@ -373,9 +391,11 @@ public struct Player {
             // Answered by the runtime: the player has nothing to do for them.
             return []
         case .screen(let on):
-            guard on == timer.reasons.contains(.screenOff) else { return [] }
-            let timerActions = handle(on ? .release(.screenOff, now: now) : .hold(.screenOff, now: now))
-            return [.screenPower(on: on), .log("screen \(on ? "on" : "off")")] + timerActions
+            let wasOn = screen.isOn
+            guard screen.command(on: on) else { return [] }
+            var actions = applyScreen(wasOn: wasOn, log: "screen \(on ? "on" : "off")", fullInterval: false)
+            if on && !screen.isOn { actions.append(.log("screen on when somebody is there")) }
+            return actions
         case .category(let target):
             guard !categories.isEmpty else { return [.log("the library has no categories")] }
             let index = active.flatMap { categories.firstIndex(of: $0) } ?? 0
@@ -490,6 +510,23 @@ public struct Player {
         for id in inFlight.keys.sorted(by: { $0.description < $1.description }) where !keep.contains(id) {
             inFlight[id] = nil
             actions.append(.cancel(id))
+        }
+        return actions
+    }
+
+    /// Carries a change of `screen` out: the screen's power when it changed, the timer's screen reasons held or
+    /// released to match. A screen that comes back for someone gives the slide on it a full interval.
+    private mutating func applyScreen(wasOn: Bool, log line: String, fullInterval: Bool) -> [Action] {
+        var actions: [Action] = []
+        if screen.isOn != wasOn { actions += [.screenPower(on: screen.isOn), .log(line)] }
+        let held = screen.heldReasons
+        for reason in [PauseReason.screenOff, .absent] where held.contains(reason) != timer.reasons.contains(reason) {
+            let command = held.contains(reason) ? timer.pause(reason, now: now) : timer.resume(reason, now: now)
+            if let command { actions.append(.timer(command)) }
+        }
+        if !wasOn, screen.isOn, fullInterval, timer.reasons.isEmpty, onScreen != nil {
+            actions = actions.filter { if case .timer = $0 { false } else { true } }
+            actions.append(.timer(timer.restart(now: now)))
         }
         return actions
     }
