@@ -4,6 +4,8 @@ public struct KeyMap: Sendable, Equatable {
         case next, previous, pause, nextCategory, previousCategory, firstSlide, quit
         /// Show the category and slide name (long press).
         case info
+        /// Turn the screen off, or on again.
+        case screen
         case category1, category2, category3, category4, category5, category6, category7, category8, category9
 
         /// 1...9 for the category keys.
@@ -41,6 +43,7 @@ public struct KeyMap: Sendable, Equatable {
         .previousCategory: ["Up"],
         .firstSlide: ["Home"],
         .info: ["I", "Info"],
+        .screen: [],
         // A kiosk must not be closable from a keyboard unless its owner asks for it.
         .quit: [],
         .category1: ["1"], .category2: ["2"], .category3: ["3"], .category4: ["4"], .category5: ["5"],

@@ -340,6 +340,7 @@ public struct Player {
         case .pause: return perform(.toggle, now: now)
         case .quit: return [.log("quit key pressed"), .quit]
         case .info: return [.announce(infoText)]
+        case .screen: return perform(.screen(on: !screen.isOn), now: now)
         default:
             guard let number = action.categoryNumber else { return [] }
             command = .category(.number(number))

@@ -58,6 +58,11 @@ public struct Settings: Sendable, Equatable {
     /// Where capture dates and photo sizes are kept across restarts (a file per category); nil means
     /// `$STATE_DIRECTORY/headers` under systemd (else none), "" means never.
     public var headerCacheFolder: String?
+    /// Push buttons on GPIO lines, and the time a press is held to be a long press.
+    public var buttons: [GPIOButton] = []
+    public var longPressSeconds = GPIOButton.defaultLongPress
+    /// The motion sensor and the empty-room timeout; nil: the screen never goes off for an empty room.
+    public var presence: PresenceSettings?
 
     public init() {}
 
@@ -67,7 +72,7 @@ public struct Settings: Sendable, Equatable {
         "fontPath",
         "transition", "transitionSeconds", "pairPortraits", "caption", "captionPosition", "captionSize", "locale",
         "metricsFile", "metricsInterval", "positionFile", "positionSaveInterval", "rescanInterval",
-        "headerCacheFolder", "renditionCacheFolder",
+        "headerCacheFolder", "renditionCacheFolder", "gpio", "presence",
     ]
     public static let displayKeyNames = ["backend", "device", "connector", "mode", "headlessSize", "vtSwitching"]
     public static let scheduleKeyNames = ["off", "on"]
@@ -163,6 +168,12 @@ public struct Settings: Sendable, Equatable {
         settings.headerCacheFolder = try object.string("headerCacheFolder") ?? settings.headerCacheFolder
         if let keys = try object.object("keys") {
             settings.keys = try KeyMap.parse(keys)
+        }
+        if let gpio = try object.object("gpio") {
+            (settings.buttons, settings.longPressSeconds) = try GPIOButton.parseSection(gpio)
+        }
+        if let presence = try object.object("presence") {
+            settings.presence = try PresenceSettings.parse(presence)
         }
         if let schedule = try object.object("screenSchedule") {
             try schedule.rejectUnknownKeys(allowed: scheduleKeyNames)
