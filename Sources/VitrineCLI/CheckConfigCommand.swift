@@ -131,6 +131,23 @@ struct CheckConfigCommand {
         }
         line("keys", bound.joined(separator: " "), default: settings.keys == defaults.keys)
         line("screenSchedule", settings.screenSchedule.map { "off \($0.off), on \($0.on)" } ?? "always on")
+        let buttons = settings.buttons.map { button in
+            "\(button.line)=\(button.binding.action.rawValue)"
+                + (button.binding.longAction.map { "/long \($0.rawValue)" } ?? "")
+        }
+        line(
+            "gpio",
+            buttons.isEmpty
+                ? "no buttons"
+                : buttons.joined(separator: " ")
+                    + ", long press \(ConfigObject.format(settings.longPressSeconds)) s")
+        line(
+            "presence",
+            settings.presence.map { presence in
+                "screen off after \(ConfigObject.format(presence.offAfterMinutes)) min without "
+                    + (presence.sensor.map { "motion on \($0) or " } ?? "") + "input"
+                    + (presence.wakeOutsideSchedule ? ", motion wakes it outside the schedule" : "")
+            } ?? "off (the screen stays on whoever is there)")
         if let font = settings.fontPath, !FileBytes.exists(font) {
             warnings.append("fontPath \(font) does not exist; banners and captions will be missing")
         }

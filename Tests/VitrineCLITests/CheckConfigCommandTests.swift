@@ -32,6 +32,28 @@ import VitrineTestSupport
         #expect(result.output.contains("  rpi-touch-display-2: 720x1280 on DSI -> compose 1280x720, rotation 90"))
     }
 
+    @Test func buttonsAndPresenceAreExplained() throws {
+        try folder.write(
+            "frame.json",
+            text: """
+                {"deviceTable": "\(repositoryRoot)/Config/devices.json",
+                 "gpio": {"buttons": [{"line": "GPIO17", "action": "next", "longPress": "nextCategory"},
+                                      {"chip": "gpiochip0", "offset": 27, "action": "screen"}]},
+                 "presence": {"sensor": {"line": "GPIO4"}, "offAfter": 10}}
+                """)
+        let result = run(["check-config", "\(folder.path)/frame.json"])
+        #expect(result.status == 0, "\(result.errors)")
+        #expect(
+            result.output.contains(
+                "  gpio              GPIO17=next/long nextCategory gpiochip0 line 27=screen, long press 1 s (set)"),
+            "\(result.output)")
+        #expect(
+            result.output.contains("  presence          screen off after 10 min without motion on GPIO4 or input (set)")
+        )
+        let plain = run(["check-config", "\(repositoryRoot)/Config/vitrine.json"])
+        #expect(plain.output.contains("  presence          off (the screen stays on whoever is there) (default)"))
+    }
+
     @Test func anErrorNamesFileLineAndKeyAndTheOtherFilesAreStillChecked() throws {
         try folder.write("bad.json", text: "{\n  \"interval\": 5,\n  \"fit\": \"stretch\"\n}\n")
         try folder.write(
