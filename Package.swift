@@ -64,6 +64,11 @@ let package = Package(
             pkgConfig: "lcms2",
             providers: [.apt(["liblcms2-dev"])]
         ),
+        .systemLibrary(
+            name: "CGPIOD",
+            pkgConfig: "libgpiod",
+            providers: [.apt(["libgpiod-dev"])]
+        ),
         .systemLibrary(name: "CLinux"),
         .target(name: "VitrineCore", swiftSettings: strict),
         .target(
@@ -73,7 +78,7 @@ let package = Package(
         ),
         .target(
             name: "VitrineRuntime",
-            dependencies: ["VitrineCore", "VitrineImage", "CDRM", "CUdev", "CLibInput", "CLinux"],
+            dependencies: ["VitrineCore", "VitrineImage", "CDRM", "CUdev", "CLibInput", "CLinux", "CGPIOD"],
             swiftSettings: strict
         ),
         .target(

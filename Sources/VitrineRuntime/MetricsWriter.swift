@@ -21,6 +21,8 @@ public final class MetricsWriter {
         public var budgetLimitBytes = 0
         public var pauseReasons: Set<PauseReason> = []
         public var screenOn = true
+        /// Whether someone is in the room (motion or input within the presence timeout); nil without presence.
+        public var present: Bool?
         public var screenConnected = true
         /// Wall-clock seconds when the last slide reached the screen, 0 before the first.
         public var lastSlideTime = 0.0
@@ -97,6 +99,11 @@ public final class MetricsWriter {
             "vitrine_pause_reason", "gauge", "1 for each reason the slide timer is held.",
             PauseReason.allCases.map { ("{reason=\"\($0.rawValue)\"}", figures.pauseReasons.contains($0) ? "1" : "0") })
         metric("vitrine_screen_on", "gauge", "1 while the screen is on.", [("", figures.screenOn ? "1" : "0")])
+        if let present = figures.present {
+            metric(
+                "vitrine_presence", "gauge", "1 while someone is in the room (motion or input), 0 when it is empty.",
+                [("", present ? "1" : "0")])
+        }
         metric(
             "vitrine_screen_connected", "gauge", "1 while a screen is connected.",
             [("", figures.screenConnected ? "1" : "0")])

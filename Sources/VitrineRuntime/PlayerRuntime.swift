@@ -74,6 +74,8 @@ public final class PlayerRuntime: LibraryFollowerOwner {
     private var input: InputSource?
     private let inputHoldTimer: MonotonicTimer
     private var inputRouter: InputRouter
+    /// GPIO buttons, the motion sensor and the room's presence; nil when the settings have none of them.
+    private var presenceAndButtons: PresenceAndButtons?
     /// Text over the picture: the category banner for a few seconds, else the pause sign while paused by the user.
     private let overlay: TextOverlay
     /// The screen was unplugged; the show holds (screen-off reason) until it is back.
@@ -153,7 +155,8 @@ public final class PlayerRuntime: LibraryFollowerOwner {
             options: Player.Options(
                 interval: settings.interval, order: settings.order, startCategory: settings.startCategory,
                 keepPrevious: keepPrevious, seed: UInt64(truncatingIfNeeded: Int(MonotonicClock.seconds() * 1e6)),
-                pauseOnInput: settings.pauseOnInput, transitionSeconds: fades ?? 0, resume: resume))
+                pauseOnInput: settings.pauseOnInput, transitionSeconds: fades ?? 0, resume: resume,
+                wakeOutsideSchedule: settings.presence?.wakeOutsideSchedule ?? false))
         crossfader = Crossfader(seconds: fades)
         let renderer: TextRenderer?
         do {
@@ -247,6 +250,13 @@ public final class PlayerRuntime: LibraryFollowerOwner {
         } else {
             hotplug = nil
         }
+        if !settings.buttons.isEmpty || settings.presence != nil {
+            do {
+                presenceAndButtons = try PresenceAndButtons(settings: settings, now: MonotonicClock.seconds())
+            } catch {
+                log(.warning, "buttons and presence will not work: \(error)")
+            }
+        }
     }
 
     static func renderOptions(_ settings: Settings, profile: DeviceProfile) -> RenderOptions {
@@ -308,6 +318,7 @@ public final class PlayerRuntime: LibraryFollowerOwner {
             try loop.add(metricsTimer.descriptor, token: Token.metrics.rawValue)
             if let position { try loop.add(position.descriptor, token: Token.position.rawValue) }
             if let terminal { try loop.add(terminal.descriptor, token: Token.terminal.rawValue) }
+            try presenceAndButtons?.register(in: loop)
         } catch {
             log(.error, "\(error)")
             return 1
@@ -318,6 +329,7 @@ public final class PlayerRuntime: LibraryFollowerOwner {
                 + "budget \(MemoryBudget.format(budget.limit)))" + (control.map { ", control socket \($0.path)" } ?? "")
         )
         if let snapshots = display.snapshots { log("presented frames go to \(snapshots.directory)/") }
+        for problem in presenceAndButtons?.problems ?? [] { log(.warning, problem) }
         follower.owner = self
         send(.start(categories: follower.start(now: MonotonicClock.seconds()), now: MonotonicClock.seconds()))
         followSchedule()
@@ -350,6 +362,7 @@ public final class PlayerRuntime: LibraryFollowerOwner {
         // The screen first (the console back at once), then the worker, which may be in the middle of a photo.
         display.close()
         terminal?.close()
+        presenceAndButtons?.close()
         worker.stop()
         follower.stop()
         control?.close()
@@ -421,6 +434,10 @@ public final class PlayerRuntime: LibraryFollowerOwner {
                 try? loop.add(client, token: Self.clientTokenBase + UInt64(client))
             }
         case nil:
+            if let events = presenceAndButtons?.handle(token: ready.token, now: now) {
+                for event in events { send(event) }
+                return
+            }
             guard let control, ready.token >= Self.clientTokenBase else { return }
             let client = Int32(ready.token - Self.clientTokenBase)
             if !control.serve(client, answer: answer) { loop.remove(client) }
@@ -459,6 +476,19 @@ public final class PlayerRuntime: LibraryFollowerOwner {
     private func handleInput(_ event: InputSource.Event, now: Double) {
         let outcome = inputRouter.route(
             event, keys: configuration.settings.keys, screen: profileNow.scanout, now: now)
+        defer {
+            // Any key or touch is someone there, after the action it carried (see `PresenceAndButtons.activity`).
+            switch event {
+            case .key(_, true), .touchDown, .pointerButton(true):
+                if case .action(.screen) = outcome {
+                    presenceEvents(presenceAndButtons?.activity(now: now, wakes: false))
+                } else {
+                    presenceEvents(presenceAndButtons?.activity(now: now))
+                }
+            default:
+                break
+            }
+        }
         switch outcome {
         case .deviceAdded(let name):
             log("input device: \(name)")
@@ -755,7 +785,8 @@ public final class PlayerRuntime: LibraryFollowerOwner {
         figures.residentBytes = ProcessMemory.residentBytes()
         figures.budgetUsedBytes = budget.used
         figures.pauseReasons = player.timer.reasons
-        figures.screenOn = display.isPoweredOn && !player.timer.reasons.contains(.screenOff)
+        figures.screenOn = display.isPoweredOn && player.screen.isOn
+        figures.present = presenceAndButtons?.presenceState.map { $0 == "present" }
         figures.screenConnected = !unplugged
         do {
             try metricsWriter.write(figures)
@@ -797,7 +828,16 @@ public final class PlayerRuntime: LibraryFollowerOwner {
         default: break
         }
         send(.command(command, now: now))
+        if case .screen = command {
+            presenceEvents(presenceAndButtons?.activity(now: now, wakes: false))
+        } else {
+            presenceEvents(presenceAndButtons?.activity(now: now))
+        }
         return "ok"
+    }
+
+    private func presenceEvents(_ events: [Player.Event]?) {
+        for event in events ?? [] { send(event) }
     }
 
     private func statusLine(now: Double) -> String {
@@ -813,6 +853,8 @@ public final class PlayerRuntime: LibraryFollowerOwner {
             "\"frames_cached\":\(status.framesCached)",
             "\"presented\":\(presentedCount)",
             "\"screen\":\(display.isPoweredOn ? "\"on\"" : "\"off\"")",
+            "\"presence\":\(presenceAndButtons?.presenceState.map(JSONText.quote) ?? "null")",
+            "\"motion\":\(presenceAndButtons?.motion.map { $0 ? "true" : "false" } ?? "null")",
             "\"budget_used_mib\":\(mib(budget.used))",
             "\"budget_total_mib\":\(mib(budget.limit))",
             "\"rss_mib\":\(mib(ProcessMemory.residentBytes()))",
