@@ -11,8 +11,9 @@ BASELINE_PHOTOS := $(PHOTOS)/large_nexus6p_12mp_420_thumb.jpg $(PHOTOS)/large_kl
 PORTRAIT_PHOTOS := $(PHOTOS)/cam_canon_ixus40_portrait_440_thumb.jpg $(PHOTOS)/orient_portrait_6.jpg
 
 # Debian packages: build and test, then the extra tools the benchmarks compare against.
-BUILD_PACKAGES := pkg-config libjpeg62-turbo-dev libturbojpeg0-dev zlib1g-dev libdrm-dev libudev-dev libinput-dev libfreetype-dev libspng-dev libwebp-dev libheif-dev liblcms2-dev fonts-dejavu-core
-CHECK_PACKAGES := python3-pil python3-pip
+BUILD_PACKAGES := pkg-config libjpeg62-turbo-dev libturbojpeg0-dev zlib1g-dev libdrm-dev libudev-dev libinput-dev libfreetype-dev libspng-dev libwebp-dev libheif-dev liblcms2-dev libgpiod-dev fonts-dejavu-core
+# gpiod: the GPIO VM test holds a line with gpiomon and reads gpioinfo in the guest, which runs the host's root.
+CHECK_PACKAGES := python3-pil python3-pip gpiod
 BENCH_PACKAGES := libjpeg-turbo-progs libvips-tools python3-pil time rsync
 # The deployment checks: shellcheck, systemd-analyze (systemd), useradd --prefix (passwd), python3 for JSON.
 DEPLOY_CHECK_PACKAGES := shellcheck systemd passwd python3
@@ -112,7 +113,8 @@ check-photos: release check-deps
 # The release binary on real kernel DRM drivers in QEMU guests (virtio-gpu and bochs, four panel sizes each),
 # with a virtio keyboard and tablet through libinput, and across S3 and s2idle; then deploy/vitrine.service
 # installed by deploy/install.sh under a real systemd in a guest; screen power, VT switches mid-fade and the Pi 4/5
-# card layout on virtio-gpu, bochs, qxl and cirrus (test_power.py, two guests at a time); frame pacing on vkms.
+# card layout on virtio-gpu, bochs, qxl and cirrus (test_power.py, two guests at a time); frame pacing on vkms;
+# GPIO buttons and a motion sensor on gpio-sim (test_gpio.py).
 # Installs QEMU and a kernel when it can; skips with the reason when it cannot (a failure under CI=true).
 vm-test: release check-deps
 	@# A skip is not a pass: with QEMU unavailable under CI=true a VM test must fail.
@@ -121,6 +123,7 @@ vm-test: release check-deps
 	else echo "PASS  without QEMU under CI=true the VM test fails"; fi
 	/usr/bin/python3 Tests/VM/test_display.py --vitrine .build/release/vitrine
 	/usr/bin/python3 Tests/VM/test_input.py --vitrine .build/release/vitrine
+	/usr/bin/python3 Tests/VM/test_gpio.py --vitrine .build/release/vitrine
 	/usr/bin/python3 Tests/VM/test_suspend.py --vitrine .build/release/vitrine
 	/usr/bin/python3 Tests/VM/test_power.py --vitrine .build/release/vitrine
 	/usr/bin/python3 Tests/VM/test_pacing.py --vitrine .build/release/vitrine

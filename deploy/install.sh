@@ -39,7 +39,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(dirname "$here")
 
 RUNTIME_PACKAGES=(libjpeg62-turbo zlib1g libdrm2 libudev1 libinput10 libfreetype6 libspng0 libwebp7 libwebpdemux2
-    libheif1 liblcms2-2 fonts-dejavu-core)
+    libheif1 liblcms2-2 libgpiod2 fonts-dejavu-core)
 BUILD_PACKAGES=(pkg-config libjpeg62-turbo-dev libturbojpeg0-dev zlib1g-dev libdrm-dev libudev-dev libinput-dev
     libfreetype-dev libspng-dev libwebp-dev libheif-dev liblcms2-dev)
 
@@ -423,9 +423,10 @@ ensure_dir "$CONF_DIR"
 install_file "$work/vitrine.json" "$CONFIG" 644 config
 install_file "$work/devices.json" "$DEVICES" 644 config
 
-# The service user: no home, no shell; the groups that open the screen and the input devices.
+# The service user: no home, no shell; the groups that open the screen, the input devices and (Raspberry Pi OS's
+# gpio group, where there is one) the GPIO chips for buttons and a motion sensor.
 groups=()
-for group in video input render; do
+for group in video input render gpio; do
     group_exists "$group" && groups+=("$group")
 done
 group_list=$(

@@ -106,9 +106,9 @@ make_root() {
     ln -s usr/bin "$dir/bin"
     ln -s usr/sbin "$dir/sbin"
     printf 'root:x:0:0:root:/root:/bin/bash\npi:x:1000:1000:,,,:/home/pi:/bin/bash\n' >"$dir/etc/passwd"
-    printf 'root:x:0:\nvideo:x:44:pi\ninput:x:105:pi\nrender:x:106:pi\npi:x:1000:\n' >"$dir/etc/group"
+    printf 'root:x:0:\nvideo:x:44:pi\ninput:x:105:pi\nrender:x:106:pi\ngpio:x:997:pi\npi:x:1000:\n' >"$dir/etc/group"
     printf 'root:*:19700:0:99999:7:::\npi:*:19700:0:99999:7:::\n' >"$dir/etc/shadow"
-    printf 'root:*::\nvideo:*::pi\ninput:*::pi\nrender:*::pi\npi:!::\n' >"$dir/etc/gshadow"
+    printf 'root:*::\nvideo:*::pi\ninput:*::pi\nrender:*::pi\ngpio:*::pi\npi:!::\n' >"$dir/etc/gshadow"
     chmod 640 "$dir/etc/shadow" "$dir/etc/gshadow"
     if [ -d /usr/lib/systemd/system ]; then cp -a /usr/lib/systemd/system "$dir/usr/lib/systemd/"; fi
     local command
@@ -226,7 +226,7 @@ check "unit enabled (multi-user.target.wants symlink)" \
     test "$(readlink "$root/etc/systemd/system/multi-user.target.wants/vitrine.service")" = /etc/systemd/system/vitrine.service
 check "user vitrine in DIR/etc/passwd, no login shell, no home" \
     grep -qE '^vitrine:x:[0-9]+:[0-9]+:[^:]*:/nonexistent:/usr/sbin/nologin$' "$root/etc/passwd"
-check "user vitrine in groups video, input, render" in_groups "$root/etc/group" vitrine video input render
+check "user vitrine in groups video, input, render, gpio" in_groups "$root/etc/group" vitrine video input render gpio
 check "library folder created, owned by \$SUDO_USER (pi, 1000:1000)" \
     test "$(stat -c %F,%u:%g "$root/srv/vitrine" 2>&1)" = directory,1000:1000
 check "manifest lists each installed file with its sha256" manifest_lists "$root" /usr/local/bin/vitrine \
