@@ -366,6 +366,7 @@ public struct Player {
     public mutating func update(_ newOptions: Options) -> [Action] {
         let reorder = newOptions.order != options.order || newOptions.seed != options.seed
         options = newOptions
+        screen.wakeOutsideSchedule = newOptions.wakeOutsideSchedule
         timer.changeInterval(to: newOptions.interval)
         guard reorder, let active else { return [] }
         return switchTo(active)

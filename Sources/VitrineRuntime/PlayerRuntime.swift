@@ -605,7 +605,12 @@ public final class PlayerRuntime: LibraryFollowerOwner {
             metricsWriter = settings.metricsFile.map { MetricsWriter(path: $0) }
             if metricsWriter == nil { metricsTimer.disarm() } else { metricsTimer.arm(at: now) }
         }
+        let gpioChanged =
+            settings.buttons != configuration.settings.buttons
+            || settings.longPressSeconds != configuration.settings.longPressSeconds
+            || settings.presence != configuration.settings.presence
         configuration.settings = settings
+        if gpioChanged { reopenPresenceAndButtons(settings, now: now) }
         follower.rescanInterval = settings.rescanInterval
         position?.spacing = settings.positionSaveInterval
         terminal?.allowsSwitching = settings.display.vtSwitching
@@ -618,6 +623,7 @@ public final class PlayerRuntime: LibraryFollowerOwner {
         var options = player.options
         options.interval = settings.interval
         options.order = settings.order
+        options.wakeOutsideSchedule = settings.presence?.wakeOutsideSchedule ?? false
         options.transitionSeconds = crossfader.seconds ?? 0
         log.forgetWarnings()
         log("config reloaded from \(path)")
@@ -629,6 +635,27 @@ public final class PlayerRuntime: LibraryFollowerOwner {
 
     func send(_ event: Player.Event) {
         perform(player.handle(event))
+    }
+
+    /// New buttons or presence settings: the lines are released and requested again (so a line given up is free
+    /// at once); the room starts out present, so a screen that an empty room turned off comes back.
+    private func reopenPresenceAndButtons(_ settings: Settings, now: Double) {
+        if let old = presenceAndButtons {
+            for descriptor in old.descriptors { loop.remove(descriptor) }
+            old.close()
+            presenceAndButtons = nil
+        }
+        if !settings.buttons.isEmpty || settings.presence != nil {
+            do {
+                let fresh = try PresenceAndButtons(settings: settings, now: now)
+                try fresh.register(in: loop)
+                presenceAndButtons = fresh
+                for problem in fresh.problems { log(.warning, problem) }
+            } catch {
+                log(.warning, "buttons and presence will not work: \(error)")
+            }
+        }
+        if player.screen.absent { send(.presence(present: true, why: "presence settings changed", now: now)) }
     }
 
     var followedShow: LibraryFollower.Show {

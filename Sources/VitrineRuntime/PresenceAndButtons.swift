@@ -58,6 +58,12 @@ public final class PresenceAndButtons {
     /// Whether the motion sensor sees motion now; nil without a sensor.
     public var motion: Bool? { sensor == nil ? nil : presence?.motion }
 
+    /// Every descriptor `register` added, to take them out of the loop again.
+    public var descriptors: [Int32] {
+        [buttonTimer.descriptor, presenceTimer.descriptor] + buttons.map(\.input.descriptor)
+            + (sensor.map { [$0.descriptor] } ?? [])
+    }
+
     public func register(in loop: EventLoop) throws(RuntimeError) {
         try loop.add(buttonTimer.descriptor, token: Self.buttonTimerToken)
         try loop.add(presenceTimer.descriptor, token: Self.presenceTimerToken)

@@ -72,6 +72,17 @@ import Testing
         #expect(Self.text(player.handle(.command(.screen(on: false), now: 200))).first == "screen off")
     }
 
+    /// A reloaded config that turns `wakeOutsideSchedule` on applies to the night already under way.
+    @Test func aReloadTurnsTheWakeOn() throws {
+        var player = try showing()
+        _ = player.handle(.command(.screen(on: false), now: 1))
+        #expect(Self.text(player.handle(.seen(now: 2))).isEmpty)
+        var options = player.options
+        options.wakeOutsideSchedule = true
+        _ = player.update(options)
+        #expect(Self.text(player.handle(.seen(now: 3))).first == "screen on")
+    }
+
     /// A user's pause and an unplugged cable are their own reasons: the room filling does not resume the show.
     @Test func presenceNestsWithAPauseAndAnUnplug() throws {
         var player = try showing()
