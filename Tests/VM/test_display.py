@@ -331,12 +331,16 @@ def check_formats(vm, vitrine, label):
         f.write('{"library": "/share/formats", "deviceTable": "%s/Config/devices.json", "interval": 2, '
                 '"transition": "none", "order": "name", "display": {"backend": "drm"}}\n' % REPO)
     vm.spawn("formats", f"exec {vitrine} play --config /share/formats.json")
+    shown = []
     for (name, _, _), reference in zip(files, references):
         dump, ok = wait_for(vm, lambda d, r=reference: psnr(d, r) >= 40, 45)
-        record(ok, f"{label}: {name} is shown as vitrine render shows it (PSNR {psnr(dump, reference):.1f})")
+        shown.append(record(ok, f"{label}: {name} is shown as vitrine render shows it (PSNR {psnr(dump, reference):.1f})"))
+        if not ok:
+            dump.save(f"/tmp/vitrine-formats-{name}.png")
+            print(f"      the last screendump is /tmp/vitrine-formats-{name}.png")
     status, output = vm.stop("formats")
-    if status != 0:
-        print(output[-2000:])
+    if status != 0 or not all(shown):
+        print(output[-3000:])
 
 
 def run_panel(vitrine, device, w, h, tearing, hotplug=False, fbdev=False):
