@@ -48,7 +48,8 @@ public struct ButtonMachine: Sendable {
     /// The raw level and when it last changed, while it settles.
     private var raw = false
     private var settlesAt: Double?
-    /// When the debounced press began, until its long press fired or it was released.
+    /// When the debounced press of a button with a long action began, until its long press fired or it was
+    /// released.
     private var pressedSince: Double?
     private var armed: Double?
 
@@ -60,12 +61,7 @@ public struct ButtonMachine: Sendable {
 
     /// The next moment something is due: a level settling, or a held press becoming long.
     public var deadline: Double? {
-        let long = binding.longAction != nil ? pressedSince.map { $0 + longPressSeconds } : nil
-        switch (settlesAt, long) {
-        case (let settle?, let long?): return min(settle, long)
-        case (let settle?, nil): return settle
-        case (nil, let long): return long
-        }
+        [settlesAt, pressedSince.map { $0 + longPressSeconds }].compactMap { $0 }.min()
     }
 
     public mutating func handle(_ event: Event) -> [Action] {

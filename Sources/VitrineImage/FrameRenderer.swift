@@ -123,7 +123,7 @@ public final class FrameRenderer {
         // Over the blurred fill, transparent parts show the blur: they stay translucent until `BlurFill` composes.
         let translucent = plan.header.hasAlpha && options.fit == .containBlur
         if plan.header.hasAlpha {
-            decoder = AlphaRows(decoder, mode: translucent ? .premultiplied : .over(options.background))
+            decoder = ConvertedRows(decoder, alphaOver: translucent ? nil : options.background)
         }
         let plan = try replanned(plan, for: decoder, file: file, options: options, region: region)
         let scanoutRegion = PixelMapping.scanoutRect(of: region, canvas: options.canvas, rotation: options.rotation)
@@ -236,7 +236,7 @@ public final class FrameRenderer {
             transforms[profile] = transform
         }
         guard let transform, !transform.isIdentity else { return decoder }
-        return ColorManagedRows(decoder, transform: transform)
+        return ConvertedRows(decoder, transform: transform)
     }
 
     /// The format's decoder, started on the file at the plan's size.

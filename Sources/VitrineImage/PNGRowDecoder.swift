@@ -10,8 +10,8 @@ import VitrineCore
 /// One libspng decode, row by row: a non-interlaced PNG of any size passes through in a few rows of memory, as a
 /// JPEG does. Palette, grey, 16-bit and tRNS transparency are expanded by libspng to 8-bit RGBA, handed out as
 /// straight BGRA. 8-bit RGB and RGBA (photos, screenshots) come as stored: libspng's expansion to RGBA is a
-/// per-pixel loop that costs more than the conversion to BGRX done here. An Adam7-interlaced PNG delivers its rows in seven passes, so it is decoded whole first
-/// (its header charges the budget for that).
+/// per-pixel loop that costs more than the conversion to BGRX done here. An Adam7-interlaced PNG delivers its
+/// rows in seven passes, so it is decoded whole first (its header charges the budget for that).
 final class PNGRowDecoder: RowDecoder {
     static let largestChunk = 2 << 20
 

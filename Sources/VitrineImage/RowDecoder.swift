@@ -1,8 +1,8 @@
 import VitrineCore
 
 /// A decoder that has started on a photo and hands out its rows, top to bottom, as BGRX (blue, green, red, one
-/// unused byte), or for a photo whose header says it has alpha as BGRA with straight alpha (`AlphaRows` composes
-/// it), `outputSize.width` pixels each.
+/// unused byte), or for a photo whose header says it has alpha as BGRA with straight alpha (`ConvertedRows`
+/// composes it), `outputSize.width` pixels each.
 protocol RowDecoder: AnyObject {
     var outputSize: Size { get }
     /// How many rows the decoder likes to be asked for at once.

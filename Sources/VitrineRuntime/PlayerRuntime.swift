@@ -250,13 +250,6 @@ public final class PlayerRuntime: LibraryFollowerOwner {
         } else {
             hotplug = nil
         }
-        if !settings.buttons.isEmpty || settings.presence != nil {
-            do {
-                presenceAndButtons = try PresenceAndButtons(settings: settings, now: MonotonicClock.seconds())
-            } catch {
-                log(.warning, "buttons and presence will not work: \(error)")
-            }
-        }
     }
 
     static func renderOptions(_ settings: Settings, profile: DeviceProfile) -> RenderOptions {
@@ -318,7 +311,6 @@ public final class PlayerRuntime: LibraryFollowerOwner {
             try loop.add(metricsTimer.descriptor, token: Token.metrics.rawValue)
             if let position { try loop.add(position.descriptor, token: Token.position.rawValue) }
             if let terminal { try loop.add(terminal.descriptor, token: Token.terminal.rawValue) }
-            try presenceAndButtons?.register(in: loop)
         } catch {
             log(.error, "\(error)")
             return 1
@@ -329,7 +321,8 @@ public final class PlayerRuntime: LibraryFollowerOwner {
                 + "budget \(MemoryBudget.format(budget.limit)))" + (control.map { ", control socket \($0.path)" } ?? "")
         )
         if let snapshots = display.snapshots { log("presented frames go to \(snapshots.directory)/") }
-        for problem in presenceAndButtons?.problems ?? [] { log(.warning, problem) }
+        presenceAndButtons = PresenceAndButtons.start(
+            settings: configuration.settings, in: loop, now: MonotonicClock.seconds(), log: log)
         follower.owner = self
         send(.start(categories: follower.start(now: MonotonicClock.seconds()), now: MonotonicClock.seconds()))
         followSchedule()
@@ -435,7 +428,7 @@ public final class PlayerRuntime: LibraryFollowerOwner {
             }
         case nil:
             if let events = presenceAndButtons?.handle(token: ready.token, now: now) {
-                for event in events { send(event) }
+                sendAll(events)
                 return
             }
             guard let control, ready.token >= Self.clientTokenBase else { return }
@@ -480,11 +473,9 @@ public final class PlayerRuntime: LibraryFollowerOwner {
             // Any key or touch is someone there, after the action it carried (see `PresenceAndButtons.activity`).
             switch event {
             case .key(_, true), .touchDown, .pointerButton(true):
-                if case .action(.screen) = outcome {
-                    presenceEvents(presenceAndButtons?.activity(now: now, wakes: false))
-                } else {
-                    presenceEvents(presenceAndButtons?.activity(now: now))
-                }
+                var wakes = true
+                if case .action(.screen) = outcome { wakes = false }
+                sendAll(presenceAndButtons?.activity(now: now, wakes: wakes))
             default:
                 break
             }
@@ -637,24 +628,18 @@ public final class PlayerRuntime: LibraryFollowerOwner {
         perform(player.handle(event))
     }
 
+    private func sendAll(_ events: [Player.Event]?) {
+        for event in events ?? [] { send(event) }
+    }
+
     /// New buttons or presence settings: the lines are released and requested again (so a line given up is free
     /// at once); the room starts out present, so a screen that an empty room turned off comes back.
     private func reopenPresenceAndButtons(_ settings: Settings, now: Double) {
         if let old = presenceAndButtons {
             for descriptor in old.descriptors { loop.remove(descriptor) }
             old.close()
-            presenceAndButtons = nil
         }
-        if !settings.buttons.isEmpty || settings.presence != nil {
-            do {
-                let fresh = try PresenceAndButtons(settings: settings, now: now)
-                try fresh.register(in: loop)
-                presenceAndButtons = fresh
-                for problem in fresh.problems { log(.warning, problem) }
-            } catch {
-                log(.warning, "buttons and presence will not work: \(error)")
-            }
-        }
+        presenceAndButtons = PresenceAndButtons.start(settings: settings, in: loop, now: now, log: log)
         if player.screen.absent { send(.presence(present: true, why: "presence settings changed", now: now)) }
     }
 
@@ -813,7 +798,7 @@ public final class PlayerRuntime: LibraryFollowerOwner {
         figures.budgetUsedBytes = budget.used
         figures.pauseReasons = player.timer.reasons
         figures.screenOn = display.isPoweredOn && player.screen.isOn
-        figures.present = presenceAndButtons?.presenceState.map { $0 == "present" }
+        figures.present = presenceAndButtons?.isPresent
         figures.screenConnected = !unplugged
         do {
             try metricsWriter.write(figures)
@@ -855,16 +840,10 @@ public final class PlayerRuntime: LibraryFollowerOwner {
         default: break
         }
         send(.command(command, now: now))
-        if case .screen = command {
-            presenceEvents(presenceAndButtons?.activity(now: now, wakes: false))
-        } else {
-            presenceEvents(presenceAndButtons?.activity(now: now))
-        }
+        var wakes = true
+        if case .screen = command { wakes = false }
+        sendAll(presenceAndButtons?.activity(now: now, wakes: wakes))
         return "ok"
-    }
-
-    private func presenceEvents(_ events: [Player.Event]?) {
-        for event in events ?? [] { send(event) }
     }
 
     private func statusLine(now: Double) -> String {
@@ -880,7 +859,7 @@ public final class PlayerRuntime: LibraryFollowerOwner {
             "\"frames_cached\":\(status.framesCached)",
             "\"presented\":\(presentedCount)",
             "\"screen\":\(display.isPoweredOn ? "\"on\"" : "\"off\"")",
-            "\"presence\":\(presenceAndButtons?.presenceState.map(JSONText.quote) ?? "null")",
+            "\"presence\":\(presenceAndButtons?.isPresent.map { $0 ? "\"present\"" : "\"absent\"" } ?? "null")",
             "\"motion\":\(presenceAndButtons?.motion.map { $0 ? "true" : "false" } ?? "null")",
             "\"budget_used_mib\":\(mib(budget.used))",
             "\"budget_total_mib\":\(mib(budget.limit))",

@@ -17,9 +17,26 @@ public final class PresenceAndButtons {
     private let buttonTimer: MonotonicTimer
     private let presenceTimer: MonotonicTimer
     /// What went wrong opening the lines, said once at start.
-    public private(set) var problems: [String] = []
+    private(set) var problems: [String] = []
 
-    public init(settings: Settings, now: Double) throws(RuntimeError) {
+    /// The buttons and presence `settings` ask for, registered in `loop`, with what went wrong opening the lines
+    /// logged; nil when the settings have none or the timers cannot be made (logged too).
+    public static func start(settings: Settings, in loop: EventLoop, now: Double, log: EventLog)
+        -> PresenceAndButtons?
+    {
+        guard !settings.buttons.isEmpty || settings.presence != nil else { return nil }
+        do {
+            let started = try PresenceAndButtons(settings: settings, now: now)
+            try started.register(in: loop)
+            for problem in started.problems { log(.warning, problem) }
+            return started
+        } catch {
+            log(.warning, "buttons and presence will not work: \(error)")
+            return nil
+        }
+    }
+
+    init(settings: Settings, now: Double) throws(RuntimeError) {
         buttonTimer = try MonotonicTimer()
         presenceTimer = try MonotonicTimer()
         for button in settings.buttons {
@@ -44,16 +61,13 @@ public final class PresenceAndButtons {
         self.sensor = sensor
         if let settings = settings.presence {
             var machine = PresenceMachine(offAfter: settings.offAfterMinutes * 60)
-            carryOut(machine.handle(.start(motion: sensor?.isActive ?? false, now: now)))
+            carryOut(machine.handle(.start(motion: sensor?.isActive ?? false, now: now)), now: now)
             presence = machine
         }
     }
 
-    /// Nothing to watch: no line opened and no presence timeout.
-    public var isIdle: Bool { buttons.isEmpty && sensor == nil && presence == nil }
-
-    /// "present" or "absent" for `status` and the metrics; nil without presence settings.
-    public var presenceState: String? { presence.map { $0.isPresent ? "present" : "absent" } }
+    /// Whether someone is in the room, for `status` and the metrics; nil without presence settings.
+    public var isPresent: Bool? { presence?.isPresent }
 
     /// Whether the motion sensor sees motion now; nil without a sensor.
     public var motion: Bool? { sensor == nil ? nil : presence?.motion }
@@ -64,7 +78,7 @@ public final class PresenceAndButtons {
             + (sensor.map { [$0.descriptor] } ?? [])
     }
 
-    public func register(in loop: EventLoop) throws(RuntimeError) {
+    func register(in loop: EventLoop) throws(RuntimeError) {
         try loop.add(buttonTimer.descriptor, token: Self.buttonTimerToken)
         try loop.add(presenceTimer.descriptor, token: Self.presenceTimerToken)
         for (index, button) in buttons.enumerated() {
@@ -87,7 +101,7 @@ public final class PresenceAndButtons {
             return events
         case Self.presenceTimerToken:
             presenceTimer.acknowledge()
-            return presenceEvents(.deadline(now: now))
+            return presenceEvents(.deadline(now: now), now: now)
         case Self.lineTokenBase..<(Self.lineTokenBase + UInt64(buttons.count)):
             let index = Int(token - Self.lineTokenBase)
             var events: [Player.Event] = []
@@ -101,7 +115,7 @@ public final class PresenceAndButtons {
             guard let sensor else { return [] }
             var events: [Player.Event] = []
             for edge in sensor.readEdges() {
-                events += presenceEvents(.motion(edge.active, now: now))
+                events += presenceEvents(.motion(edge.active, now: now), now: now)
                 if edge.active { events.append(.seen(now: now)) }
             }
             return events
@@ -114,7 +128,7 @@ public final class PresenceAndButtons {
     /// carried, so a `screen` press on a dark screen finds it dark; and that action (`wakes` false) is not also
     /// taken as someone to wake the screen for, or turning it off outside the schedule would light it again.
     public func activity(now: Double, wakes: Bool = true) -> [Player.Event] {
-        presenceEvents(.activity(now: now)) + (wakes ? [.seen(now: now)] : [])
+        presenceEvents(.activity(now: now), now: now) + (wakes ? [.seen(now: now)] : [])
     }
 
     /// Releases the lines, so another program (or the next start) can have them at once.
@@ -144,16 +158,15 @@ public final class PresenceAndButtons {
         }
     }
 
-    private func presenceEvents(_ event: PresenceMachine.Event) -> [Player.Event] {
+    private func presenceEvents(_ event: PresenceMachine.Event, now: Double) -> [Player.Event] {
         guard var machine = presence else { return [] }
         let actions = machine.handle(event)
         presence = machine
-        return carryOut(actions)
+        return carryOut(actions, now: now)
     }
 
     @discardableResult
-    private func carryOut(_ actions: [PresenceMachine.Action]) -> [Player.Event] {
-        let now = MonotonicClock.seconds()
+    private func carryOut(_ actions: [PresenceMachine.Action], now: Double) -> [Player.Event] {
         var events: [Player.Event] = []
         for action in actions {
             switch action {

@@ -5,26 +5,15 @@
 # the build is kept under /tmp/vitrine-vm/vkms-KERNEL and reused.
 # Usage: build_vkms.sh [KERNEL-VERSION]   (default: the newest /boot/vmlinuz-*)
 set -euo pipefail
-kernel=${1:-}
-if [ -z "$kernel" ]; then
-    newest=$(find /boot -maxdepth 1 -name 'vmlinuz-*' | sort -V | tail -n 1)
-    kernel=${newest#/boot/vmlinuz-}
-fi
+# shellcheck source=Tests/VM/kernel_source.sh
+. "$(dirname "$0")/kernel_source.sh"
+kernel_source "${1:-}"
 out=/tmp/vitrine-vm/vkms-$kernel
 if [ -f "$out/vkms.ko" ]; then
     echo "$out/vkms.ko"
     exit 0
 fi
-series=$(cut -d. -f1,2 <<<"$kernel")
-source_tar=/usr/src/linux-source-$series.tar.xz
-missing=()
-[ -f "$source_tar" ] || missing+=("linux-source-$series")
-[ -d "/lib/modules/$kernel/build" ] || missing+=("linux-headers-$kernel")
-if [ ${#missing[@]} -gt 0 ]; then
-    echo "installing ${missing[*]}" >&2
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null ||
-        { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null; }
-fi
+install_kernel_source
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 tar -xJf "$source_tar" -C "$work" "linux-source-$series/drivers/gpu/drm/vkms"

@@ -83,6 +83,16 @@ def render(vitrine, photo, w, h, folder):
     return Image.open(out).convert("RGB")
 
 
+def until(condition, timeout, step=0.2):
+    """Polls condition() (which returns (done, value)) until done or the deadline: (done, last value)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        done, value = condition()
+        if done or time.monotonic() > deadline:
+            return done, value
+        time.sleep(step)
+
+
 def wait_for(vm, predicate, timeout):
     """Screendumps until predicate(dump) holds; returns the last dump and whether it held."""
     deadline = time.monotonic() + timeout

@@ -23,15 +23,15 @@ import subprocess
 import sys
 import time
 
-from PIL import Image, ImageDraw
-
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, HERE)
 import test_display as display  # noqa: E402
 import vm as vmlib  # noqa: E402
+from test_input import make_library  # noqa: E402  (the Test photos and a one-photo Zeta category)
 
 record = display.record
+until = display.until
 OFF_AFTER_MINUTES = 0.2
 # Line offsets on the simulated chip and the names the Pi gives those header pins.
 LINES = {"GPIO17": 0, "GPIO27": 1, "GPIO4": 2, "GPIO22": 3}
@@ -49,24 +49,6 @@ done
 echo 1 > $d/live
 cat $d/bank0/chip_name
 """ % " ".join(f"{offset}={name}" for name, offset in LINES.items())
-
-
-def make_library(share):
-    display.make_library(share)
-    os.makedirs(f"{share}/lib/Zeta")
-    image = Image.new("RGB", (1000, 600), (10, 120, 90))
-    ImageDraw.Draw(image).ellipse([200, 100, 800, 500], fill=(240, 240, 60))
-    image.save(f"{share}/lib/Zeta/only.jpg", quality=92)
-
-
-def until(condition, timeout, step=0.2):
-    """Polls condition() (which returns (done, value)) until done or the deadline: (done, last value)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        done, value = condition()
-        if done or time.monotonic() > deadline:
-            return done, value
-        time.sleep(step)
 
 
 class Guest:

@@ -32,6 +32,8 @@ sys.path.insert(0, HERE)
 import test_display as display  # noqa: E402
 import vm as vmlib  # noqa: E402
 
+until = display.until
+
 DEVICES = [("virtio", 800, 480), ("bochs", 800, 480), ("qxl", 800, 600), ("cirrus", 1024, 768)]
 FALLBACK_LINES = ("page flip refused", "no page-flip event", "bug:", "setting the mode")
 lock = threading.Lock()
@@ -43,16 +45,6 @@ def record(ok, what):
         results.append(ok)
         print(("PASS  " if ok else "FAIL  ") + what, flush=True)
     return ok
-
-
-def until(condition, timeout, step=0.2):
-    """Polls condition() (which returns (done, value)) until done or the deadline: (done, last value)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        done, value = condition()
-        if done or time.monotonic() > deadline:
-            return done, value
-        time.sleep(step)
 
 
 class Guest:
