@@ -7,15 +7,13 @@
 # /tmp/vitrine-vm/gpio-sim-KERNEL and reused.
 # Usage: build_gpio_sim.sh [KERNEL-VERSION]   (default: the newest /boot/vmlinuz-*)
 set -euo pipefail
-# shellcheck source=Tests/VM/kernel_source.sh
-. "$(dirname "$0")/kernel_source.sh"
-kernel_source "${1:-}"
+read -r kernel series source_tar < <("$(dirname "$0")/kernel_source.sh" "${1:-}")
 out=/tmp/vitrine-vm/gpio-sim-$kernel
 if [ -f "$out/gpio-sim.ko" ] && [ -f "$out/irq_sim.ko" ]; then
     echo "$out/irq_sim.ko $out/gpio-sim.ko"
     exit 0
 fi
-install_kernel_source
+"$(dirname "$0")/kernel_source.sh" --install "$kernel" >/dev/null
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 tree=linux-source-$series

@@ -5,15 +5,13 @@
 # the build is kept under /tmp/vitrine-vm/vkms-KERNEL and reused.
 # Usage: build_vkms.sh [KERNEL-VERSION]   (default: the newest /boot/vmlinuz-*)
 set -euo pipefail
-# shellcheck source=Tests/VM/kernel_source.sh
-. "$(dirname "$0")/kernel_source.sh"
-kernel_source "${1:-}"
+read -r kernel series source_tar < <("$(dirname "$0")/kernel_source.sh" "${1:-}")
 out=/tmp/vitrine-vm/vkms-$kernel
 if [ -f "$out/vkms.ko" ]; then
     echo "$out/vkms.ko"
     exit 0
 fi
-install_kernel_source
+"$(dirname "$0")/kernel_source.sh" --install "$kernel" >/dev/null
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 tar -xJf "$source_tar" -C "$work" "linux-source-$series/drivers/gpu/drm/vkms"
