@@ -69,6 +69,11 @@ let package = Package(
             pkgConfig: "libgpiod",
             providers: [.apt(["libgpiod-dev"])]
         ),
+        .systemLibrary(
+            name: "CMosquitto",
+            pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]
+        ),
         .systemLibrary(name: "CLinux"),
         .target(name: "VitrineCore", swiftSettings: strict),
         .target(
@@ -78,7 +83,9 @@ let package = Package(
         ),
         .target(
             name: "VitrineRuntime",
-            dependencies: ["VitrineCore", "VitrineImage", "CDRM", "CUdev", "CLibInput", "CLinux", "CGPIOD"],
+            dependencies: [
+                "VitrineCore", "VitrineImage", "CDRM", "CUdev", "CLibInput", "CLinux", "CGPIOD", "CMosquitto",
+            ],
             swiftSettings: strict
         ),
         .target(

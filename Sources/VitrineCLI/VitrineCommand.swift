@@ -1,3 +1,5 @@
+import VitrineCore
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -7,7 +9,7 @@
 /// The `vitrine` command line: dispatches to a subcommand and turns its outcome into an exit status
 /// (0 success, 1 a failure such as a broken photo or config, 2 a usage error).
 public enum VitrineCommand {
-    public static let version = "0.1.0"
+    public static let version = VitrineVersion.string
 
     static let subcommands: [(name: String, summary: String)] = [
         ("play", "play the slideshow"),

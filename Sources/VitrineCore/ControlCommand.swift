@@ -14,12 +14,17 @@ public enum ControlCommand: Equatable, Sendable {
     case first
     /// Screen power: off blanks the output and holds the timer; on brings the picture back.
     case screen(on: Bool)
+    /// Seconds each slide stays, from the next slide on, until the next reload or restart.
+    case interval(Double)
 
     /// Longer lines are refused: no command comes near this, and a client must not make the player buffer much.
     public static let maximumLineBytes = 1024
 
     public static let usage =
-        "next, prev, pause, resume, toggle, first, category NAME|next|prev, screen on|off, status, reload"
+        "next, prev, pause, resume, toggle, first, category NAME|next|prev, screen on|off, interval SECONDS, status, "
+        + "reload"
+    /// The seconds `interval` takes, as the config file's `interval`.
+    public static let intervalRange = 0.05...86400.0
 
     public static func parse(_ line: String) -> ControlCommand? {
         let trimmed = line.trimmingWhitespace()
@@ -36,6 +41,9 @@ public enum ControlCommand: Equatable, Sendable {
         case ("first", true): return .first
         case ("screen", false) where rest == "on": return .screen(on: true)
         case ("screen", false) where rest == "off": return .screen(on: false)
+        case ("interval", false):
+            guard let seconds = Double(rest), seconds.isFinite, intervalRange.contains(seconds) else { return nil }
+            return .interval(seconds)
         case ("category", false):
             switch rest {
             case "next": return .category(.next)

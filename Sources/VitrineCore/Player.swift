@@ -389,6 +389,10 @@ public struct Player {
             return handle(.release(.user, now: now))
         case .toggle:
             return handle(timer.reasons.contains(.user) ? .release(.user, now: now) : .hold(.user, now: now))
+        case .interval(let seconds):
+            options.interval = seconds
+            timer.changeInterval(to: seconds)
+            return [.log("interval \(JSONText.number(seconds)) s from the next slide")]
         case .status, .reload:
             // Answered by the runtime: the player has nothing to do for them.
             return []

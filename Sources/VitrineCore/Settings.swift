@@ -63,6 +63,8 @@ public struct Settings: Sendable, Equatable {
     public var longPressSeconds = GPIOButton.defaultLongPress
     /// The motion sensor and the empty-room timeout; nil: the screen never goes off for an empty room.
     public var presence: PresenceSettings?
+    /// The MQTT broker for Home Assistant and fleets; nil: no MQTT.
+    public var mqtt: MQTTSettings?
 
     public init() {}
 
@@ -72,7 +74,7 @@ public struct Settings: Sendable, Equatable {
         "fontPath",
         "transition", "transitionSeconds", "pairPortraits", "caption", "captionPosition", "captionSize", "locale",
         "metricsFile", "metricsInterval", "positionFile", "positionSaveInterval", "rescanInterval",
-        "headerCacheFolder", "renditionCacheFolder", "gpio", "presence",
+        "headerCacheFolder", "renditionCacheFolder", "gpio", "presence", "mqtt",
     ]
     public static let displayKeyNames = ["backend", "device", "connector", "mode", "headlessSize", "vtSwitching"]
     public static let scheduleKeyNames = ["off", "on"]
@@ -99,6 +101,7 @@ public struct Settings: Sendable, Equatable {
         settings.renditionCacheFolder = settings.renditionCacheFolder.map {
             $0.isEmpty ? $0 : FileBytes.resolve($0, relativeTo: base)
         }
+        settings.mqtt = settings.mqtt?.resolved(relativeTo: base)
         return settings
     }
 
@@ -174,6 +177,9 @@ public struct Settings: Sendable, Equatable {
         }
         if let presence = try object.object("presence") {
             settings.presence = try PresenceSettings.parse(presence)
+        }
+        if let mqtt = try object.object("mqtt") {
+            settings.mqtt = try MQTTSettings.parse(mqtt)
         }
         if let schedule = try object.object("screenSchedule") {
             try schedule.rejectUnknownKeys(allowed: scheduleKeyNames)

@@ -15,6 +15,7 @@ public final class EventLoop {
     }
 
     public static let readable = UInt32(EPOLLIN.rawValue)
+    public static let writable = UInt32(EPOLLOUT.rawValue)
 
     private var descriptor: Int32
 

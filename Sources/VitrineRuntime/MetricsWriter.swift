@@ -24,6 +24,10 @@ public final class MetricsWriter {
         /// Whether someone is in the room (motion or input within the presence timeout); nil without presence.
         public var present: Bool?
         public var screenConnected = true
+        /// Whether the MQTT broker is connected; nil without MQTT.
+        public var mqttConnected: Bool?
+        /// Connections to the broker made again after the first.
+        public var mqttReconnects = 0
         /// Wall-clock seconds when the last slide reached the screen, 0 before the first.
         public var lastSlideTime = 0.0
         public var startTime = 0.0
@@ -107,6 +111,14 @@ public final class MetricsWriter {
         metric(
             "vitrine_screen_connected", "gauge", "1 while a screen is connected.",
             [("", figures.screenConnected ? "1" : "0")])
+        if let connected = figures.mqttConnected {
+            metric(
+                "vitrine_mqtt_connected", "gauge", "1 while the MQTT broker is connected.",
+                [("", connected ? "1" : "0")])
+            metric(
+                "vitrine_mqtt_reconnects_total", "counter", "Connections to the MQTT broker made again after a loss.",
+                [("", "\(figures.mqttReconnects)")])
+        }
         metric(
             "vitrine_last_slide_timestamp_seconds", "gauge", "When the last slide reached the screen (Unix time).",
             [("", number(figures.lastSlideTime))])

@@ -15,6 +15,28 @@ public final class PlayerRuntime: LibraryFollowerOwner {
     enum Token: UInt64 {
         case timer = 1, signals, decodes, library, vblank, control, schedule, hotplug, input, inputHold, banner
         case watchdog, metrics, position, terminal, libraryCheck, rescan, indexes, renditions
+        case mqttSocket, mqttAttempt, mqttHousekeeping, mqttRetry, mqttState
+
+        init(_ source: MQTTLink.Source) {
+            switch source {
+            case .socket: self = .mqttSocket
+            case .attempt: self = .mqttAttempt
+            case .housekeeping: self = .mqttHousekeeping
+            case .retry: self = .mqttRetry
+            case .state: self = .mqttState
+            }
+        }
+
+        var mqttSource: MQTTLink.Source? {
+            switch self {
+            case .mqttSocket: return .socket
+            case .mqttAttempt: return .attempt
+            case .mqttHousekeeping: return .housekeeping
+            case .mqttRetry: return .retry
+            case .mqttState: return .state
+            default: return nil
+            }
+        }
 
         init(_ source: LibraryFollower.Source) {
             switch source {
@@ -76,6 +98,8 @@ public final class PlayerRuntime: LibraryFollowerOwner {
     private var inputRouter: InputRouter
     /// GPIO buttons, the motion sensor and the room's presence; nil when the settings have none of them.
     private var presenceAndButtons: PresenceAndButtons?
+    /// The MQTT broker (Home Assistant, a fleet); nil without `mqtt` settings or when they cannot be used.
+    private var mqtt: MQTTLink?
     /// Text over the picture: the category banner for a few seconds, else the pause sign while paused by the user.
     private let overlay: TextOverlay
     /// The screen was unplugged; the show holds (screen-off reason) until it is back.
@@ -323,6 +347,7 @@ public final class PlayerRuntime: LibraryFollowerOwner {
         if let snapshots = display.snapshots { log("presented frames go to \(snapshots.directory)/") }
         presenceAndButtons = PresenceAndButtons.start(
             settings: configuration.settings, in: loop, now: MonotonicClock.seconds(), log: log)
+        startMQTT(configuration.settings)
         follower.owner = self
         send(.start(categories: follower.start(now: MonotonicClock.seconds()), now: MonotonicClock.seconds()))
         followSchedule()
@@ -343,6 +368,7 @@ public final class PlayerRuntime: LibraryFollowerOwner {
             }
             refreshOverlay()
             drainDisplay()
+            tellMQTT()
         }
         shutdown()
         return exitStatus ?? 0
@@ -356,6 +382,7 @@ public final class PlayerRuntime: LibraryFollowerOwner {
         display.close()
         terminal?.close()
         presenceAndButtons?.close()
+        mqtt?.close()
         worker.stop()
         follower.stop()
         control?.close()
@@ -426,6 +453,9 @@ public final class PlayerRuntime: LibraryFollowerOwner {
             for client in control.accept() {
                 try? loop.add(client, token: Self.clientTokenBase + UInt64(client))
             }
+        case .mqttSocket, .mqttAttempt, .mqttHousekeeping, .mqttRetry, .mqttState:
+            guard let source = Token(rawValue: ready.token)?.mqttSource else { return }
+            mqtt?.handle(source, events: ready.events, now: now)
         case nil:
             if let events = presenceAndButtons?.handle(token: ready.token, now: now) {
                 sendAll(events)
@@ -600,8 +630,14 @@ public final class PlayerRuntime: LibraryFollowerOwner {
             settings.buttons != configuration.settings.buttons
             || settings.longPressSeconds != configuration.settings.longPressSeconds
             || settings.presence != configuration.settings.presence
+        let mqttChanged = settings.mqtt != configuration.settings.mqtt
         configuration.settings = settings
         if gpioChanged { reopenPresenceAndButtons(settings, now: now) }
+        if mqttChanged {
+            mqtt?.close()
+            mqtt = nil
+            startMQTT(settings)
+        }
         follower.rescanInterval = settings.rescanInterval
         position?.spacing = settings.positionSaveInterval
         terminal?.allowsSwitching = settings.display.vtSwitching
@@ -641,6 +677,43 @@ public final class PlayerRuntime: LibraryFollowerOwner {
         }
         presenceAndButtons = PresenceAndButtons.start(settings: settings, in: loop, now: now, log: log)
         if player.screen.absent { send(.presence(present: true, why: "presence settings changed", now: now)) }
+    }
+
+    /// Connects to the broker the settings name. Settings that cannot be used (a credentials file others can
+    /// read, a TLS file missing) are logged and the show goes on without MQTT.
+    private func startMQTT(_ settings: Settings) {
+        guard let mqttSettings = settings.mqtt else { return }
+        let link: MQTTLink
+        do {
+            link = try MQTTLink(settings: mqttSettings, profile: profileNow.id, log: log)
+        } catch {
+            log(.error, "\(error); the show goes on without MQTT")
+            return
+        }
+        link.answer = { [unowned self] line in self.answer(line) }
+        do {
+            try link.start(in: loop, token: { Token($0).rawValue }, now: MonotonicClock.seconds())
+        } catch {
+            log(.error, "MQTT: \(error); the show goes on without MQTT")
+            link.close()
+            return
+        }
+        mqtt = link
+        tellMQTT()
+    }
+
+    /// The show's state and categories as they are after this turn, for the broker (sent only when changed).
+    private func tellMQTT() {
+        guard let mqtt else { return }
+        let now = MonotonicClock.seconds()
+        let status = player.status(now: now)
+        mqtt.categoriesAre(player.categories)
+        mqtt.stateIs(
+            MQTTState(
+                category: status.category, slide: status.slide?.name, position: status.position, count: status.count,
+                paused: status.paused, screenOn: display.isPoweredOn && player.screen.isOn,
+                present: presenceAndButtons?.isPresent, interval: player.options.interval, profile: profileNow.id),
+            now: now)
     }
 
     var followedShow: LibraryFollower.Show {
@@ -800,6 +873,8 @@ public final class PlayerRuntime: LibraryFollowerOwner {
         figures.screenOn = display.isPoweredOn && player.screen.isOn
         figures.present = presenceAndButtons?.isPresent
         figures.screenConnected = !unplugged
+        figures.mqttConnected = mqtt?.isConnected
+        figures.mqttReconnects = mqtt?.reconnects ?? 0
         do {
             try metricsWriter.write(figures)
         } catch {

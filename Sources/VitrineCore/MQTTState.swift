@@ -1,0 +1,46 @@
+/// What `PREFIX/ID/state` says: only what a dashboard shows or an automation reacts to, so it changes when the
+/// show does and not with every tick of the timer.
+public struct MQTTState: Equatable, Sendable {
+    public var category: String?
+    public var slide: String?
+    public var position: Int?
+    public var count: Int
+    public var paused: [PauseReason]
+    public var screenOn: Bool
+    public var present: Bool?
+    public var interval: Double
+    public var profile: String
+    public var version: String
+
+    public init(
+        category: String?, slide: String?, position: Int?, count: Int, paused: [PauseReason], screenOn: Bool,
+        present: Bool?, interval: Double, profile: String, version: String = VitrineVersion.string
+    ) {
+        self.category = category
+        self.slide = slide
+        self.position = position
+        self.count = count
+        self.paused = paused
+        self.screenOn = screenOn
+        self.present = present
+        self.interval = interval
+        self.profile = profile
+        self.version = version
+    }
+
+    public var json: String {
+        let fields = [
+            "\"category\":\(category.map(JSONText.quote) ?? "null")",
+            "\"slide\":\(slide.map(JSONText.quote) ?? "null")",
+            "\"position\":\(position.map(String.init) ?? "null")",
+            "\"count\":\(count)",
+            "\"paused\":[\(paused.map { JSONText.quote($0.rawValue) }.joined(separator: ","))]",
+            "\"screen\":\(screenOn ? "\"on\"" : "\"off\"")",
+            "\"presence\":\(present.map { $0 ? "\"present\"" : "\"absent\"" } ?? "null")",
+            "\"interval\":\(ConfigObject.format(interval))",
+            "\"profile\":\(JSONText.quote(profile))",
+            "\"version\":\(JSONText.quote(version))",
+        ]
+        return "{" + fields.joined(separator: ",") + "}"
+    }
+}

@@ -1,0 +1,232 @@
+import VitrineCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// The player on the MQTT broker: keeps the connection (`BrokerConnection`), publishes availability, state and
+/// Home Assistant discovery, and takes commands from the player's, the fleet's and its groups' command topics.
+/// Everything runs on the player's loop and nothing waits for the network: a broker that is down, slow or
+/// refusing costs the show nothing.
+final class MQTTLink {
+    enum Source: CaseIterable {
+        case socket, attempt, housekeeping, retry, state
+    }
+
+    let settings: MQTTSettings
+    let topics: MQTTTopics
+    private let client: MQTTClient
+    private var connection: BrokerConnection
+    private var publisher = StatePublisher()
+    private let housekeepingTimer: MonotonicTimer
+    private let retryTimer: MonotonicTimer
+    private let stateTimer: MonotonicTimer
+    private let device: HomeAssistantDiscovery.Device
+    private let log: EventLog
+    private var loop: EventLoop?
+    private var token: (Source) -> UInt64 = { _ in 0 }
+    private var watched: (descriptor: Int32, writes: Bool)?
+    private var categories: [String] = []
+    private var latestState: String?
+    /// Answers one command line as the control socket does.
+    var answer: (String) -> String = { _ in "error: not ready" }
+
+    var isConnected: Bool { connection.isConnected }
+    var reconnects: Int { connection.reconnects }
+
+    /// Reads the credentials file and checks the TLS files; a problem there is the user's to fix and is thrown.
+    init(settings: MQTTSettings, profile: String, log: EventLog) throws(MQTTError) {
+        self.settings = settings
+        self.log = log
+        topics = MQTTTopics(settings, hostname: Self.hostname())
+        device = HomeAssistantDiscovery.Device(
+            name: "Vitrine \(topics.id)", model: profile, version: VitrineVersion.string)
+        let credentials = try settings.credentialsFile.map { (path) throws(MQTTError) in
+            try MQTTCredentials.load(path)
+        }
+        client = try MQTTClient(
+            MQTTClient.Options(
+                host: settings.host, port: settings.port, clientID: "vitrine-\(topics.id)",
+                keepAlive: settings.keepAlive,
+                will: MQTTClient.Will(topic: topics.availability, payload: "offline"), credentials: credentials,
+                tls: settings.tls))
+        connection = BrokerConnection(
+            broker: "\(settings.host):\(settings.port)",
+            seed: UInt64(truncatingIfNeeded: Int(MonotonicClock.seconds() * 1e6)) ^ UInt64(getpid()))
+        do {
+            housekeepingTimer = try MonotonicTimer()
+            retryTimer = try MonotonicTimer()
+            stateTimer = try MonotonicTimer()
+        } catch {
+            throw MQTTError("timers", "cannot be made", errno: error.errno)
+        }
+    }
+
+    static func hostname() -> String {
+        var name = [UInt8](repeating: 0, count: 256)
+        guard gethostname(&name, name.count - 1) == 0 else { return "vitrine" }
+        return String(decoding: name.prefix { $0 != 0 }, as: UTF8.self)
+    }
+
+    /// Watches the link's descriptors with the tokens `token` gives, and starts connecting.
+    func start(in loop: EventLoop, token: @escaping (Source) -> UInt64, now: Double) throws(RuntimeError) {
+        self.loop = loop
+        self.token = token
+        try loop.add(client.wakeup.descriptor, token: token(.attempt))
+        try loop.add(housekeepingTimer.descriptor, token: token(.housekeeping))
+        try loop.add(retryTimer.descriptor, token: token(.retry))
+        try loop.add(stateTimer.descriptor, token: token(.state))
+        log("MQTT: \(topics.id) on \(connection.broker), commands on \(topics.commandTopics.joined(separator: ", "))")
+        perform(connection.start(), now: now)
+    }
+
+    func handle(_ source: Source, events: UInt32, now: Double) {
+        switch source {
+        case .socket:
+            if events & ~EventLoop.writable != 0 { process(client.readable(now: now), now: now) }
+            if events & EventLoop.writable != 0 { process(client.writable(now: now), now: now) }
+        case .attempt:
+            process(client.attemptFinished(now: now), now: now)
+        case .housekeeping:
+            _ = housekeepingTimer.acknowledge()
+            process(client.housekeeping(now: now), now: now)
+        case .retry:
+            _ = retryTimer.acknowledge()
+            perform(connection.timerFired(now: now), now: now)
+        case .state:
+            _ = stateTimer.acknowledge()
+            if let state = publisher.timerFired(now: now) { publishState(state) }
+        }
+        if client.isBusy { housekeepingTimer.arm(at: now + 1) } else { housekeepingTimer.disarm() }
+        watchSocket()
+    }
+
+    /// The state as it is after this turn of the loop; published when it changed, spaced out.
+    func stateIs(_ state: MQTTState, now: Double) {
+        let json = state.json
+        latestState = json
+        guard connection.isConnected else { return }
+        switch publisher.offer(json, now: now) {
+        case .publish(let text): publishState(text)
+        case .wait(let until): stateTimer.arm(at: until)
+        case .nothing: break
+        }
+        watchSocket()
+    }
+
+    /// The library's categories; the select entity's options follow them.
+    func categoriesAre(_ names: [String]) {
+        guard names != categories else { return }
+        categories = names
+        guard connection.isConnected else { return }
+        publishDiscovery()
+        watchSocket()
+    }
+
+    func close() {
+        client.close(finalMessages: [(topics.availability, "offline")])
+        if let watched { loop?.remove(watched.descriptor) }
+        watched = nil
+    }
+
+    private func perform(_ actions: [BrokerConnection.Action], now: Double) {
+        for action in actions {
+            switch action {
+            case .connect:
+                process(client.connect(now: now), now: now)
+                housekeepingTimer.arm(at: now + 1)
+            case .arm(let at):
+                retryTimer.arm(at: at)
+            case .announce:
+                announce()
+            case .log(let line):
+                log(line)
+            case .warn(let line):
+                log(.warning, line)
+            }
+        }
+        watchSocket()
+    }
+
+    private func process(_ events: [MQTTClient.Event], now: Double) {
+        for event in events {
+            switch event {
+            case .connected:
+                perform(connection.connected(), now: now)
+            case .failed(let reason):
+                perform(connection.failed(reason, now: now), now: now)
+            case .message(let topic, let payload):
+                received(topic: topic, payload: payload)
+            case .oversized(let topic, let bytes):
+                log(
+                    .warning,
+                    "MQTT: refused a message on \(topic): commands are at most "
+                        + "\(ControlCommand.maximumLineBytes) bytes")
+                if topics.commandTopics.contains(topic) {
+                    reply("error: \(bytes) bytes is longer than \(ControlCommand.maximumLineBytes) bytes")
+                }
+            }
+        }
+    }
+
+    private func received(topic: String, payload: [UInt8]) {
+        if topic == topics.homeAssistantStatus {
+            if payload == Array("online".utf8) {
+                log("MQTT: Home Assistant is online: discovery and state sent again")
+                publishDiscovery()
+                publisher.reset()
+                if let latestState { publishState(latestState) }
+            }
+            return
+        }
+        guard topics.commandTopics.contains(topic) else { return }
+        // The same line, the same parser and the same answer as on the control socket.
+        reply(answer(String(decoding: payload, as: UTF8.self)))
+    }
+
+    private func reply(_ text: String) {
+        client.publish(topics.reply, Array(text.utf8), retain: false)
+    }
+
+    private func announce() {
+        client.subscribe(topics.commandTopics + (settings.discovery ? [topics.homeAssistantStatus] : []))
+        client.publish(topics.availability, Array("online".utf8), retain: true, qos: 1)
+        publishDiscovery()
+        publisher.reset()
+        if let latestState { publishState(latestState) }
+    }
+
+    private func publishDiscovery() {
+        guard settings.discovery else { return }
+        for message in HomeAssistantDiscovery.messages(
+            topics: topics, device: device, categories: categories, image: settings.image)
+        {
+            client.publish(message.topic, Array(message.payload.utf8), retain: true, qos: 1)
+        }
+    }
+
+    private func publishState(_ state: String) {
+        _ = publisher.offer(state, now: MonotonicClock.seconds())
+        client.publish(topics.state, Array(state.utf8), retain: true)
+    }
+
+    /// Keeps epoll watching the client's socket, which changes with each connection, for writing only while
+    /// libmosquitto has something queued.
+    private func watchSocket() {
+        guard let loop else { return }
+        let wanted = client.socket.map { (descriptor: $0, writes: client.wantsWrite) }
+        guard wanted?.descriptor != watched?.descriptor || wanted?.writes != watched?.writes else { return }
+        if let watched { loop.remove(watched.descriptor) }
+        watched = nil
+        guard let wanted else { return }
+        let events = EventLoop.readable | (wanted.writes ? EventLoop.writable : 0)
+        do {
+            try loop.add(wanted.descriptor, token: token(.socket), events: events)
+            watched = wanted
+        } catch {
+            log(.warning, "MQTT: \(error)")
+        }
+    }
+}
