@@ -40,9 +40,8 @@ public struct MQTTCredentials: Equatable, Sendable {
     }
 
     static func parse(_ text: String, file: String) throws(MQTTError) -> MQTTCredentials {
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map {
-            $0.hasSuffix("\r") ? String($0.dropLast()) : String($0)
-        }
+        // "\r\n" is one Character in Swift: a file written on Windows splits at it too.
+        var lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }.map(String.init)
         while lines.last?.isEmpty == true { lines.removeLast() }
         guard lines.count == 2, !lines[0].isEmpty else {
             throw MQTTError(

@@ -1,0 +1,199 @@
+import Testing
+
+@testable import VitrineCore
+
+/// The MQTT side that needs no broker: the settings, the topics, the backoff, the state's pacing and the
+/// discovery payloads Home Assistant reads.
+@Suite struct MQTTTests {
+    static func settings(_ mqtt: String) throws(ConfigError) -> MQTTSettings? {
+        try Settings.parse("{\n\"mqtt\": \(mqtt)\n}", file: "frame.json").mqtt
+    }
+
+    static func refusal(_ mqtt: String) -> String {
+        do {
+            _ = try settings(mqtt)
+            return "accepted"
+        } catch {
+            return error.description
+        }
+    }
+
+    @Test func theDefaultsAreTheCommonBrokerSetup() throws {
+        let plain = try #require(try Self.settings("{\"host\": \"broker.lan\"}"))
+        #expect(plain.port == 1883)
+        #expect(plain.prefix == "vitrine")
+        #expect(plain.id == nil)
+        #expect(plain.discovery && plain.discoveryPrefix == "homeassistant")
+        #expect(!plain.image)
+        let tls = try #require(try Self.settings("{\"host\": \"broker.lan\", \"tls\": {\"caFile\": \"ca.pem\"}}"))
+        #expect(tls.port == 8883)
+        #expect(tls.tls?.caFile == "ca.pem")
+        let groups = try #require(try Self.settings("{\"host\": \"b\", \"groups\": \"lobby\"}"))
+        #expect(groups.groups == ["lobby"])
+    }
+
+    @Test func settingsThatWouldLeaveThePlayersTopicsAreRefusedWithTheField() {
+        #expect(Self.refusal("{}").hasPrefix("frame.json:2: mqtt.host: missing"))
+        #expect(
+            Self.refusal("{\"host\": \"b\", \"id\": \"a/b\"}").contains("mqtt.id: \"a/b\" must not contain /, + or #"))
+        #expect(Self.refusal("{\"host\": \"b\", \"id\": \"all\"}").contains("mqtt.id: \"all\" is taken"))
+        #expect(Self.refusal("{\"host\": \"b\", \"groups\": [\"ok\", \"#\"]}").contains("mqtt.groups[1]:"))
+        #expect(Self.refusal("{\"host\": \"b\", \"prefix\": \"a//b\"}").contains("mqtt.prefix:"))
+        #expect(Self.refusal("{\"host\": \"b\", \"port\": 0}").contains("mqtt.port: 0 is out of range"))
+        #expect(
+            Self.refusal("{\"host\": \"b\", \"tls\": {\"certFile\": \"c.pem\"}}").contains(
+                "mqtt.tls.keyFile: a client certificate needs both"))
+        #expect(Self.refusal("{\"host\": \"b\", \"user\": \"x\"}").contains("mqtt.user: unknown key"))
+    }
+
+    @Test func relativeFilesAreTakenFromTheConfigFolder() throws {
+        let settings = MQTTSettings(host: "b", tls: MQTTSettings.TLS(caFile: "ca.pem"))
+        var withCredentials = settings
+        withCredentials.credentialsFile = "mqtt.secret"
+        let resolved = withCredentials.resolved(relativeTo: "/etc/vitrine")
+        #expect(resolved.credentialsFile == "/etc/vitrine/mqtt.secret")
+        #expect(resolved.tls?.caFile == "/etc/vitrine/ca.pem")
+    }
+
+    @Test func theTopicsFollowThePrefixIdAndGroups() {
+        let topics = MQTTTopics(prefix: "shop/screens", id: "till-2", groups: ["lobby"])
+        #expect(topics.state == "shop/screens/till-2/state")
+        #expect(
+            topics.commandTopics == ["shop/screens/till-2/cmd", "shop/screens/all/cmd", "shop/screens/group/lobby/cmd"])
+        #expect(
+            topics.discoveryTopic(component: "switch", object: "pause")
+                == "homeassistant/switch/vitrine_till-2/pause/config")
+        #expect(MQTTTopics.id(hostname: "frame.lan") == "frame")
+        #expect(MQTTTopics.id(hostname: "") == "vitrine")
+        #expect(MQTTTopics(prefix: "v", id: "kitchen.frame").nodeID == "vitrine_kitchen_frame")
+    }
+
+    /// The backoff doubles from 1 s to a 60 s cap, each wait within 20 % of it, and a broker that keeps refusing
+    /// is one log line, not one per try.
+    @Test func failuresBackOffWithJitterAndLogOncePerReason() {
+        var connection = BrokerConnection(broker: "b:1883", seed: 7)
+        #expect(connection.start() == [.connect])
+        var now = 0.0
+        var warnings = 0
+        var waits: [Double] = []
+        for _ in 0..<10 {
+            let actions = connection.failed("Connection refused", now: now)
+            for action in actions {
+                switch action {
+                case .warn: warnings += 1
+                case .arm(let at):
+                    waits.append(at - now)
+                    now = at
+                default: break
+                }
+            }
+            #expect(connection.timerFired(now: now) == [.connect])
+        }
+        #expect(warnings == 1)
+        let expected: [Double] = [1, 2, 4, 8, 16, 32, 60, 60, 60, 60]
+        for (wait, base) in zip(waits, expected) {
+            #expect(wait >= base * 0.8 && wait <= base * 1.2, "\(wait) for \(base)")
+        }
+        #expect(Set(waits.suffix(4)).count > 1, "the jitter spreads a fleet's retries")
+        // A new reason is worth a line; success resets the backoff and says how long it took.
+        #expect(connection.failed("not authorised", now: now).contains { if case .warn = $0 { true } else { false } })
+        _ = connection.timerFired(now: now + 100)
+        #expect(connection.connected() == [.log("MQTT: connected to b:1883 after 11 failed attempts"), .announce])
+        let lost = connection.failed("The connection was lost.", now: 200)
+        #expect(lost.first == .warn("MQTT: lost b:1883 (The connection was lost.); reconnecting, the show goes on"))
+        guard case .arm(let at)? = lost.last else {
+            Issue.record("no retry armed")
+            return
+        }
+        #expect(at - 200 <= 1.2)
+        #expect(connection.timerFired(now: at - 0.5).isEmpty, "not before its time")
+        _ = connection.timerFired(now: at)
+        #expect(connection.connected() == [.log("MQTT: connected again to b:1883"), .announce])
+        #expect(connection.reconnects == 1)
+    }
+
+    @Test func stateIsSpacedButTheNewestIsNeverLost() {
+        var publisher = StatePublisher()
+        #expect(publisher.offer("a", now: 0) == .publish("a"))
+        #expect(publisher.offer("a", now: 1) == .nothing)
+        #expect(publisher.offer("b", now: 1.1) == .publish("b"))
+        #expect(publisher.offer("c", now: 1.2) == .wait(until: 1.35))
+        #expect(publisher.offer("d", now: 1.3) == .nothing)
+        #expect(publisher.timerFired(now: 1.2) == nil)
+        #expect(publisher.timerFired(now: 1.35) == "d")
+        // Back to what was last sent while held: nothing is due.
+        #expect(publisher.offer("e", now: 1.4) == .wait(until: 1.6))
+        #expect(publisher.offer("d", now: 1.45) == .nothing)
+        #expect(publisher.timerFired(now: 1.6) == nil)
+        publisher.reset()
+        #expect(publisher.offer("d", now: 1.61) == .publish("d"))
+    }
+
+    static func object(_ payload: String) throws -> [String: JSONValue] {
+        members(try JSONParser.parse(payload))
+    }
+
+    static func members(_ value: JSONValue?) -> [String: JSONValue] {
+        guard case .object(let members)? = value?.kind else { return [:] }
+        return Dictionary(members.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Each component carries the keys Home Assistant requires of it, one device ties them together, and the
+    /// select's options are the library's categories.
+    @Test func discoveryCarriesWhatHomeAssistantRequires() throws {
+        let topics = MQTTTopics(prefix: "vitrine", id: "frame")
+        let device = HomeAssistantDiscovery.Device(name: "Vitrine frame", model: "pi-7in", version: "0.1.0")
+        let messages = HomeAssistantDiscovery.messages(
+            topics: topics, device: device, categories: ["", "Beach", "Snow"], image: false)
+        let required: [String: [String]] = [
+            "button": ["command_topic", "payload_press"], "switch": ["command_topic", "state_topic"],
+            "select": ["command_topic", "options"], "sensor": ["state_topic"], "number": ["command_topic"],
+        ]
+        var components: Set<String> = []
+        for message in messages where !message.payload.isEmpty {
+            let component = String(message.topic.split(separator: "/")[1])
+            components.insert(component)
+            let fields = try Self.object(message.payload)
+            for key in (required[component] ?? []) + ["unique_id", "name", "device", "availability_topic"] {
+                #expect(fields[key] != nil, "\(message.topic) lacks \(key)")
+            }
+            let deviceFields = Self.members(fields["device"])
+            #expect(deviceFields["model"]?.kind == .string("pi-7in"))
+            #expect(deviceFields["sw_version"]?.kind == .string("0.1.0"))
+        }
+        #expect(components == ["button", "switch", "select", "sensor", "number"])
+        let select = try #require(messages.first { $0.topic == "homeassistant/select/vitrine_frame/category/config" })
+        #expect(select.payload.contains("\"options\":[\"Beach\",\"Snow\"]"))
+        // No categories: the select is removed (an empty retained payload), as is the image entity when off.
+        let bare = HomeAssistantDiscovery.messages(topics: topics, device: device, categories: [""], image: false)
+        #expect(bare.first { $0.topic.contains("/select/") }?.payload == "")
+        #expect(bare.first { $0.topic.contains("/image/") }?.payload == "")
+        let withImage = HomeAssistantDiscovery.messages(topics: topics, device: device, categories: [], image: true)
+        let image = try #require(withImage.first { $0.topic.contains("/image/") })
+        #expect(try Self.object(image.payload)["image_topic"]?.kind == .string("vitrine/frame/image"))
+    }
+
+    @Test func theStateSaysWhatADashboardShows() {
+        let state = MQTTState(
+            category: "Beach", slide: "a \"quoted\" name", position: 3, count: 12, paused: [.user], screenOn: false,
+            present: true, interval: 7.5, profile: "pi-7in", version: "0.1.0")
+        #expect(
+            state.json
+                == "{\"category\":\"Beach\",\"slide\":\"a \\\"quoted\\\" name\",\"position\":3,\"count\":12,"
+                + "\"paused\":[\"user\"],\"screen\":\"off\",\"presence\":\"present\",\"interval\":7.5,"
+                + "\"profile\":\"pi-7in\",\"version\":\"0.1.0\"}")
+    }
+
+    @Test func intervalIsACommandWithTheConfigsRange() {
+        #expect(ControlCommand.parse("interval 2.5") == .interval(2.5))
+        #expect(ControlCommand.parse("interval 0.01") == nil)
+        #expect(ControlCommand.parse("interval 86401") == nil)
+        #expect(ControlCommand.parse("interval nan") == nil)
+        #expect(ControlCommand.parse("interval") == nil)
+        var player = Player(options: Player.Options(interval: 10))
+        _ = player.handle(.start(categories: ["A"], now: 0))
+        let actions = player.handle(.command(.interval(3), now: 1))
+        #expect(PlayerTests.text(actions) == ["log interval 3.000 s from the next slide"])
+        #expect(player.options.interval == 3)
+    }
+}
