@@ -17,6 +17,8 @@ CHECK_PACKAGES := python3-pil python3-pip gpiod
 BENCH_PACKAGES := libjpeg-turbo-progs libvips-tools python3-pil time rsync
 # The deployment checks: shellcheck, systemd-analyze (systemd), useradd --prefix (passwd), python3 for JSON.
 DEPLOY_CHECK_PACKAGES := shellcheck systemd passwd python3
+# The MQTT tests: Debian's broker, paho as Home Assistant and fleet operator, openssl for the test CA, Pillow.
+MQTT_PACKAGES := mosquitto python3-paho-mqtt openssl python3-pil
 # The fault tests sync with rsync, read snapshots with Pillow and mount a FUSE share with bindfs.
 FAULT_PACKAGES := rsync python3-pil util-linux bindfs fuse3
 # libFuzzer: executions per target (or FUZZ_SECONDS, whichever ends first). `make fuzz` is the full run.
@@ -26,7 +28,7 @@ FUZZ_TARGETS := jpeg png webp heif settings devices control
 
 .PHONY: builtin-devices all deps check-deps bench-deps deploy-check-deps build release run test unit-tests lint format shellcheck \
 	check-photos check-renditions vm-test deploy-test bench clean fault-deps faults test-asan \
-	test-tsan fuzz soak vm-lowram vm-pacing
+	test-tsan fuzz soak vm-lowram vm-pacing mqtt-deps mqtt-test
 
 all: build
 
@@ -58,6 +60,9 @@ deploy-check-deps:
 
 fault-deps:
 	$(call apt_install,$(FAULT_PACKAGES))
+
+mqtt-deps:
+	$(call apt_install,$(MQTT_PACKAGES))
 
 build: deps
 	$(SWIFT) build
@@ -146,7 +151,13 @@ deploy-test: release deploy-check-deps
 faults: release fault-deps
 	/usr/bin/python3 Tests/Faults/faults.py --vitrine .build/release/vitrine
 
-test: lint shellcheck deploy-test unit-tests check-photos check-renditions faults vm-test
+# The release binary on a real mosquitto broker (loopback ports, a password listener, a TLS listener with a test CA):
+# every command, state, Home Assistant discovery, faults (broker down, killed, stopped five minutes at a 0.2 s
+# interval, wrong password, hostile payloads), three players as a fleet. VITRINE_MQTT_STOP_SECONDS shortens the stop.
+mqtt-test: release mqtt-deps
+	/usr/bin/python3 Tests/MQTT/test_mqtt.py --vitrine .build/release/vitrine
+
+test: lint shellcheck deploy-test unit-tests check-photos check-renditions faults mqtt-test vm-test
 
 # The test suite under AddressSanitizer and ThreadSanitizer, each in its own build folder; the end-to-end tests run
 # that build's own vitrine executable.

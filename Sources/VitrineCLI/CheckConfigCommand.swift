@@ -148,6 +148,27 @@ struct CheckConfigCommand {
                     + (presence.sensor.map { "motion on \($0) or " } ?? "") + "input"
                     + (presence.wakeOutsideSchedule ? ", motion wakes it outside the schedule" : "")
             } ?? "off (the screen stays on whoever is there)")
+        if let mqtt = settings.mqtt {
+            let topics = MQTTTopics(mqtt, hostname: MQTTClient.hostname())
+            line(
+                "mqtt",
+                "\(mqtt.host):\(mqtt.port)\(mqtt.tls == nil ? "" : " over TLS") as \(topics.id)"
+                    + (mqtt.id == nil ? " (the hostname)" : "")
+                    + (mqtt.credentialsFile.map { ", user and password from \($0)" } ?? ", no user name"))
+            console.out("    state on \(topics.state), availability on \(topics.availability)\n")
+            console.out("    commands on \(topics.commandTopics.joined(separator: ", ")), answers on \(topics.reply)\n")
+            console.out(
+                "    Home Assistant discovery "
+                    + (mqtt.discovery ? "under \(mqtt.discoveryPrefix)/ as \(topics.nodeID)" : "off") + "\n")
+            do {
+                _ = try MQTTClient(MQTTClient.options(for: mqtt, topics: topics))
+            } catch {
+                console.error("\(file): \(error)\n")
+                valid = false
+            }
+        } else {
+            line("mqtt", "off (no broker)")
+        }
         if let font = settings.fontPath, !FileBytes.exists(font) {
             warnings.append("fontPath \(font) does not exist; banners and captions will be missing")
         }

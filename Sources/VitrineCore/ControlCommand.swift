@@ -26,6 +26,23 @@ public enum ControlCommand: Equatable, Sendable {
     /// The seconds `interval` takes, as the config file's `interval`.
     public static let intervalRange = 0.05...86400.0
 
+    /// Why `parse` refused `line`, for the answer: what the command takes when the word is known.
+    public static func refusal(_ line: String) -> String {
+        let trimmed = line.trimmingWhitespace()
+        let word = String(trimmed.prefix { $0 != " " })
+        let shown = trimmed.count > 40 ? String(trimmed.prefix(40)) + "..." : trimmed
+        let takes: String
+        switch word {
+        case "interval": takes = "interval takes seconds from 0.05 to 86400, e.g. interval 12.5"
+        case "screen": takes = "screen takes on or off"
+        case "category": takes = "category takes a name, next or prev"
+        case "next", "prev", "previous", "pause", "resume", "toggle", "status", "reload", "first":
+            takes = "\(word) takes nothing after it"
+        default: return "unknown command \(JSONText.quote(shown)) (commands: \(usage))"
+        }
+        return "\(JSONText.quote(shown)): \(takes)"
+    }
+
     public static func parse(_ line: String) -> ControlCommand? {
         let trimmed = line.trimmingWhitespace()
         let word = trimmed.prefix { $0 != " " }

@@ -70,6 +70,23 @@ public final class MQTTClient {
     private var connectDeadline: Double?
     public private(set) var isConnected = false
 
+    /// The options `settings` ask for, with the credentials file read (and refused when others can read it).
+    public static func options(for settings: MQTTSettings, topics: MQTTTopics) throws(MQTTError) -> Options {
+        let credentials = try settings.credentialsFile.map { (path) throws(MQTTError) in
+            try MQTTCredentials.load(path)
+        }
+        return Options(
+            host: settings.host, port: settings.port, clientID: "vitrine-\(topics.id)", keepAlive: settings.keepAlive,
+            will: Will(topic: topics.availability, payload: "offline"), credentials: credentials, tls: settings.tls)
+    }
+
+    /// This machine's name, the default id on the broker.
+    public static func hostname() -> String {
+        var name = [UInt8](repeating: 0, count: 256)
+        guard gethostname(&name, name.count - 1) == 0 else { return "vitrine" }
+        return String(decoding: name.prefix { $0 != 0 }, as: UTF8.self)
+    }
+
     /// Makes a first client at once, so TLS files or credentials libmosquitto refuses are refused at start.
     public init(_ options: Options) throws(MQTTError) {
         self.options = options

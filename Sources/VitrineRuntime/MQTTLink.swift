@@ -28,6 +28,8 @@ final class MQTTLink {
     private var loop: EventLoop?
     private var token: (Source) -> UInt64 = { _ in 0 }
     private var watched: (descriptor: Int32, writes: Bool)?
+    /// When the housekeeping timer fires next; nil while it is disarmed.
+    private var housekeepingDue: Double?
     private var categories: [String] = []
     private var latestState: String?
     /// Answers one command line as the control socket does.
@@ -40,18 +42,10 @@ final class MQTTLink {
     init(settings: MQTTSettings, profile: String, log: EventLog) throws(MQTTError) {
         self.settings = settings
         self.log = log
-        topics = MQTTTopics(settings, hostname: Self.hostname())
+        topics = MQTTTopics(settings, hostname: MQTTClient.hostname())
         device = HomeAssistantDiscovery.Device(
             name: "Vitrine \(topics.id)", model: profile, version: VitrineVersion.string)
-        let credentials = try settings.credentialsFile.map { (path) throws(MQTTError) in
-            try MQTTCredentials.load(path)
-        }
-        client = try MQTTClient(
-            MQTTClient.Options(
-                host: settings.host, port: settings.port, clientID: "vitrine-\(topics.id)",
-                keepAlive: settings.keepAlive,
-                will: MQTTClient.Will(topic: topics.availability, payload: "offline"), credentials: credentials,
-                tls: settings.tls))
+        client = try MQTTClient(MQTTClient.options(for: settings, topics: topics))
         connection = BrokerConnection(
             broker: "\(settings.host):\(settings.port)",
             seed: UInt64(truncatingIfNeeded: Int(MonotonicClock.seconds() * 1e6)) ^ UInt64(getpid()))
@@ -62,12 +56,6 @@ final class MQTTLink {
         } catch {
             throw MQTTError("timers", "cannot be made", errno: error.errno)
         }
-    }
-
-    static func hostname() -> String {
-        var name = [UInt8](repeating: 0, count: 256)
-        guard gethostname(&name, name.count - 1) == 0 else { return "vitrine" }
-        return String(decoding: name.prefix { $0 != 0 }, as: UTF8.self)
     }
 
     /// Watches the link's descriptors with the tokens `token` gives, and starts connecting.
@@ -91,6 +79,7 @@ final class MQTTLink {
             process(client.attemptFinished(now: now), now: now)
         case .housekeeping:
             _ = housekeepingTimer.acknowledge()
+            housekeepingDue = nil
             process(client.housekeeping(now: now), now: now)
         case .retry:
             _ = retryTimer.acknowledge()
@@ -99,8 +88,21 @@ final class MQTTLink {
             _ = stateTimer.acknowledge()
             if let state = publisher.timerFired(now: now) { publishState(state) }
         }
-        if client.isBusy { housekeepingTimer.arm(at: now + 1) } else { housekeepingTimer.disarm() }
+        keepHousekeeping(now: now)
         watchSocket()
+    }
+
+    /// Once a second while a connection is made or kept; not pushed back by the link's other wake-ups (the state
+    /// timer fires more often than that).
+    private func keepHousekeeping(now: Double) {
+        if client.isBusy {
+            guard housekeepingDue == nil else { return }
+            housekeepingDue = now + 1
+            housekeepingTimer.arm(at: now + 1)
+        } else if housekeepingDue != nil {
+            housekeepingDue = nil
+            housekeepingTimer.disarm()
+        }
     }
 
     /// The state as it is after this turn of the loop; published when it changed, spaced out.
@@ -136,7 +138,7 @@ final class MQTTLink {
             switch action {
             case .connect:
                 process(client.connect(now: now), now: now)
-                housekeepingTimer.arm(at: now + 1)
+                keepHousekeeping(now: now)
             case .arm(let at):
                 retryTimer.arm(at: at)
             case .announce:

@@ -75,6 +75,9 @@ final class MQTTSession {
         }
         self.handle = handle
         do throws(MQTTError) {
+            // A command's reply and the state after it are two small writes: with Nagle's algorithm the second
+            // waits for the broker's delayed ACK of the first (40 to 200 ms).
+            try Self.check(mosquitto_int_option(handle, MOSQ_OPT_TCP_NODELAY, 1), "TCP_NODELAY")
             try Self.check(
                 mosquitto_will_set(
                     handle, options.will.topic, Int32(options.will.payload.utf8.count), options.will.payload, 1, true),

@@ -902,10 +902,7 @@ public final class PlayerRuntime: LibraryFollowerOwner {
 
     /// One answer line for one control line.
     private func answer(_ line: String) -> String {
-        guard let command = ControlCommand.parse(line) else {
-            let shown = line.count > 40 ? String(line.prefix(40)) + "..." : line
-            return "error: unknown command \(JSONText.quote(shown)) (commands: \(ControlCommand.usage))"
-        }
+        guard let command = ControlCommand.parse(line) else { return "error: \(ControlCommand.refusal(line))" }
         let now = MonotonicClock.seconds()
         if command == .status { return statusLine(now: now) }
         if command == .reload { return reload(now: now).map { "error: \($0)" } ?? "ok" }

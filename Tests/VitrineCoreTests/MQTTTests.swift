@@ -190,6 +190,10 @@ import Testing
         #expect(ControlCommand.parse("interval 86401") == nil)
         #expect(ControlCommand.parse("interval nan") == nil)
         #expect(ControlCommand.parse("interval") == nil)
+        #expect(
+            ControlCommand.refusal("interval 0")
+                == "\"interval 0\": interval takes seconds from 0.05 to 86400, e.g. interval 12.5")
+        #expect(ControlCommand.refusal("jump 3").hasPrefix("unknown command \"jump 3\" (commands: next, prev"))
         var player = Player(options: Player.Options(interval: 10))
         _ = player.handle(.start(categories: ["A"], now: 0))
         let actions = player.handle(.command(.interval(3), now: 1))
