@@ -153,8 +153,10 @@ static inline unsigned int vitrine_jpeg_output_height(const vitrine_jpeg *self) 
 static inline int vitrine_jpeg_row_batch(const vitrine_jpeg *self) { return self->info.rec_outbuf_height; }
 
 /* Encodes width x height BGRX pixels (rows `stride` bytes apart) as a baseline JPEG (4:2:0, optimised Huffman
- * tables, still baseline) into `descriptor`, which stays the caller's. The compress object lives and dies in this
- * one C frame, so an error's longjmp never crosses Swift. Returns 0, or -1 with `message` (JMSG_LENGTH_MAX bytes). */
+ * tables, still baseline): into `descriptor`, which stays the caller's, or with `descriptor` -1 into memory that
+ * `*memory` points to afterwards (`*memory_size` bytes, the caller frees it with free()). The compress object
+ * lives and dies in this one C frame, so an error's longjmp never crosses Swift. Returns 0, or -1 with `message`
+ * (JMSG_LENGTH_MAX bytes). */
 typedef struct vitrine_jpeg_encoder {
     struct jpeg_compress_struct info;
     struct jpeg_error_mgr errors;
@@ -168,14 +170,19 @@ static void vitrine_jpeg_encode_error_exit(j_common_ptr info) {
     longjmp(self->recovery, 1);
 }
 
-static inline int vitrine_jpeg_encode(int descriptor, const unsigned char *pixels, unsigned int width,
-                                      unsigned int height, size_t stride, int quality, char *message) {
+static inline int vitrine_jpeg_encode_to(int descriptor, unsigned char **memory, unsigned long *memory_size,
+                                         const unsigned char *pixels, unsigned int width, unsigned int height,
+                                         size_t stride, int quality, char *message) {
     vitrine_jpeg_encoder *self = (vitrine_jpeg_encoder *)calloc(1, sizeof(vitrine_jpeg_encoder));
     if (self == NULL) {
         snprintf(message, JMSG_LENGTH_MAX, "out of memory");
         return -1;
     }
     self->message = message;
+    if (descriptor < 0) {
+        *memory = NULL;
+        *memory_size = 0;
+    }
     FILE *volatile file = NULL;
     volatile int created = 0;
     volatile int status = -1;
@@ -185,15 +192,23 @@ static inline int vitrine_jpeg_encode(int descriptor, const unsigned char *pixel
         jpeg_create_compress(&self->info);
         created = 1;
         self->info.client_data = self;
-        int copy = dup(descriptor);
-        file = copy >= 0 ? fdopen(copy, "wb") : NULL;
-        if (file == NULL) {
-            if (copy >= 0) {
-                close(copy);
+        int ready = 1;
+        if (descriptor >= 0) {
+            int copy = dup(descriptor);
+            file = copy >= 0 ? fdopen(copy, "wb") : NULL;
+            if (file == NULL) {
+                if (copy >= 0) {
+                    close(copy);
+                }
+                snprintf(message, JMSG_LENGTH_MAX, "cannot open the file for encoding");
+                ready = 0;
+            } else {
+                jpeg_stdio_dest(&self->info, file);
             }
-            snprintf(message, JMSG_LENGTH_MAX, "cannot open the file for encoding");
         } else {
-            jpeg_stdio_dest(&self->info, file);
+            jpeg_mem_dest(&self->info, memory, memory_size);
+        }
+        if (ready) {
             self->info.image_width = width;
             self->info.image_height = height;
             self->info.input_components = 4;
@@ -217,8 +232,24 @@ static inline int vitrine_jpeg_encode(int descriptor, const unsigned char *pixel
         snprintf(message, JMSG_LENGTH_MAX, "cannot write the file");
         status = -1;
     }
+    if (status != 0 && descriptor < 0 && *memory != NULL) {
+        free(*memory);
+        *memory = NULL;
+        *memory_size = 0;
+    }
     free(self);
     return status;
+}
+
+static inline int vitrine_jpeg_encode(int descriptor, const unsigned char *pixels, unsigned int width,
+                                      unsigned int height, size_t stride, int quality, char *message) {
+    return vitrine_jpeg_encode_to(descriptor, NULL, NULL, pixels, width, height, stride, quality, message);
+}
+
+static inline int vitrine_jpeg_encode_memory(unsigned char **memory, unsigned long *memory_size,
+                                             const unsigned char *pixels, unsigned int width, unsigned int height,
+                                             size_t stride, int quality, char *message) {
+    return vitrine_jpeg_encode_to(-1, memory, memory_size, pixels, width, height, stride, quality, message);
 }
 
 #endif

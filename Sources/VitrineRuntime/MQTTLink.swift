@@ -12,7 +12,7 @@ import VitrineCore
 /// refusing costs the show nothing.
 final class MQTTLink {
     enum Source: CaseIterable {
-        case socket, attempt, housekeeping, retry, state
+        case socket, attempt, housekeeping, retry, state, image
     }
 
     let settings: MQTTSettings
@@ -32,6 +32,9 @@ final class MQTTLink {
     private var housekeepingDue: Double?
     private var categories: [String] = []
     private var latestState: String?
+    /// The slide on screen as JPEG, when `image` is on.
+    private let thumbnails: ThumbnailWorker?
+    private var latestImage: [UInt8]?
     /// Answers one command line as the control socket does.
     var answer: (String) -> String = { _ in "error: not ready" }
 
@@ -53,6 +56,7 @@ final class MQTTLink {
             housekeepingTimer = try MonotonicTimer()
             retryTimer = try MonotonicTimer()
             stateTimer = try MonotonicTimer()
+            thumbnails = settings.image ? try ThumbnailWorker() : nil
         } catch {
             throw MQTTError("timers", "cannot be made", errno: error.errno)
         }
@@ -66,6 +70,7 @@ final class MQTTLink {
         try loop.add(housekeepingTimer.descriptor, token: token(.housekeeping))
         try loop.add(retryTimer.descriptor, token: token(.retry))
         try loop.add(stateTimer.descriptor, token: token(.state))
+        if let thumbnails { try loop.add(thumbnails.wakeup.descriptor, token: token(.image)) }
         log("MQTT: \(topics.id) on \(connection.broker), commands on \(topics.commandTopics.joined(separator: ", "))")
         perform(connection.start(), now: now)
     }
@@ -87,6 +92,16 @@ final class MQTTLink {
         case .state:
             _ = stateTimer.acknowledge()
             if let state = publisher.timerFired(now: now) { publishState(state) }
+        case .image:
+            switch thumbnails?.take() {
+            case .success(let jpeg):
+                latestImage = jpeg
+                client.publish(topics.image, jpeg, retain: true)
+            case .failure(let error):
+                log(.warning, "MQTT: no picture for \(topics.image): \(error)")
+            case nil:
+                break
+            }
         }
         keepHousekeeping(now: now)
         watchSocket()
@@ -118,6 +133,11 @@ final class MQTTLink {
         watchSocket()
     }
 
+    /// A new slide is on its way to the screen: its thumbnail goes to the image topic when that is on.
+    func slideOnTheWay(_ frame: Frame) {
+        thumbnails?.submit(frame)
+    }
+
     /// The library's categories; the select entity's options follow them.
     func categoriesAre(_ names: [String]) {
         guard names != categories else { return }
@@ -128,6 +148,7 @@ final class MQTTLink {
     }
 
     func close() {
+        thumbnails?.stop()
         client.close(finalMessages: [(topics.availability, "offline")])
         if let watched { loop?.remove(watched.descriptor) }
         watched = nil
@@ -198,6 +219,7 @@ final class MQTTLink {
         publishDiscovery()
         publisher.reset()
         if let latestState { publishState(latestState) }
+        if let latestImage { client.publish(topics.image, latestImage, retain: true) }
     }
 
     private func publishDiscovery() {

@@ -15,7 +15,7 @@ public final class PlayerRuntime: LibraryFollowerOwner {
     enum Token: UInt64 {
         case timer = 1, signals, decodes, library, vblank, control, schedule, hotplug, input, inputHold, banner
         case watchdog, metrics, position, terminal, libraryCheck, rescan, indexes, renditions
-        case mqttSocket, mqttAttempt, mqttHousekeeping, mqttRetry, mqttState
+        case mqttSocket, mqttAttempt, mqttHousekeeping, mqttRetry, mqttState, mqttImage
 
         init(_ source: MQTTLink.Source) {
             switch source {
@@ -24,6 +24,7 @@ public final class PlayerRuntime: LibraryFollowerOwner {
             case .housekeeping: self = .mqttHousekeeping
             case .retry: self = .mqttRetry
             case .state: self = .mqttState
+            case .image: self = .mqttImage
             }
         }
 
@@ -34,6 +35,7 @@ public final class PlayerRuntime: LibraryFollowerOwner {
             case .mqttHousekeeping: return .housekeeping
             case .mqttRetry: return .retry
             case .mqttState: return .state
+            case .mqttImage: return .image
             default: return nil
             }
         }
@@ -453,7 +455,7 @@ public final class PlayerRuntime: LibraryFollowerOwner {
             for client in control.accept() {
                 try? loop.add(client, token: Self.clientTokenBase + UInt64(client))
             }
-        case .mqttSocket, .mqttAttempt, .mqttHousekeeping, .mqttRetry, .mqttState:
+        case .mqttSocket, .mqttAttempt, .mqttHousekeeping, .mqttRetry, .mqttState, .mqttImage:
             guard let source = Token(rawValue: ready.token)?.mqttSource else { return }
             mqtt?.handle(source, events: ready.events, now: now)
         case nil:
@@ -770,6 +772,7 @@ public final class PlayerRuntime: LibraryFollowerOwner {
 
     /// A new slide: a crossfade from the one on screen when fades are on and the screen can show one, else a cut.
     private func present(_ frame: Frame, _ record: PresentRecord) {
+        mqtt?.slideOnTheWay(frame)
         // Only the first step now: painting a second one meanwhile would hold up seeing the first land (the
         // viewer's latency); the third buffer is used from the first completed step on.
         display.show(crossfader.present(frame, record, screenCanFade: display.canFade, now: MonotonicClock.seconds()))

@@ -10,7 +10,8 @@ Assistant and as a fleet operator, and the release binary on headless panels.
    player runs at a 0.2 s interval (no flip late by more than 20 ms), a wrong password, a world-readable credentials
    file, a 1 MiB payload and random bytes on the command topic, the player killed (the will says offline);
 4. three players on one broker: `PREFIX/all/cmd` reaches all three, a group command only its group;
-5. TLS with a client certificate, and a broker whose certificate the player's CA did not sign.
+5. the image topic: the slide on screen as a JPEG, following the show;
+6. TLS with a client certificate, and a broker whose certificate the player's CA did not sign.
 
 Prints PASS/FAIL per check and `N passed, M failed`. Usage: test_mqtt.py --vitrine BIN
 """
@@ -345,6 +346,43 @@ def discovery_follows_the_library(vitrine, work, broker):
         home_assistant.close()
 
 
+def image_topic(vitrine, work, broker):
+    """`image: true`: the slide on screen as a JPEG on PREFIX/ID/image, and Home Assistant's image entity."""
+    colors = [(220, 30, 30), (30, 200, 40)]
+    library = make_library(f"{work}/image", {"A": colors})
+    observer = Observer(broker, "#")
+    player = Player(vitrine, work, "pictured", library, mqtt_settings(broker, "pictured", image=True),
+                    extra={"startCategory": "A", "fit": "cover"})
+    topic = "vitrine/pictured"
+
+    def color_of(payload):
+        if not payload.startswith(b"\xff\xd8"):
+            return None
+        with open(f"{work}/picture.jpg", "wb") as f:
+            f.write(payload)
+        with Image.open(f"{work}/picture.jpg") as picture:
+            rgb = picture.convert("RGB")
+            return rgb.size, rgb.getpixel((rgb.size[0] // 2, rgb.size[1] // 2))
+
+    def near(found, color):
+        return found is not None and all(abs(a - b) <= 12 for a, b in zip(found[1], color))
+    try:
+        first = observer.wait(f"{topic}/image", lambda p: near(color_of(p), colors[0]), 0, timeout=15)
+        record(bool(first), f"the image topic carries the slide on screen as a JPEG: "
+                            f"{color_of(first[1]) if first else 'nothing'}")
+        start = time.monotonic()
+        observer.publish(f"{topic}/cmd", "next")
+        second = observer.wait(f"{topic}/image", lambda p: near(color_of(p), colors[1]), start, timeout=5)
+        record(bool(second), "and follows the show: `next` brings the next slide's picture "
+                             f"({'%.0f ms' % ((second[0] - start) * 1000) if second else 'never'})")
+        config = observer.wait("homeassistant/image/vitrine_pictured/picture/config", lambda p: p, 0)
+        record(bool(config) and json.loads(config[1]).get("image_topic") == f"{topic}/image",
+               "Home Assistant gets an image entity for it")
+    finally:
+        player.stop()
+        observer.close()
+
+
 def broker_down_killed_and_back(vitrine, work, broker):
     """The broker is not there at start, comes, is killed and comes back."""
     library = make_library(f"{work}/down", {"A": [(200, 20, 20), (20, 200, 20), (20, 20, 200)]})
@@ -612,6 +650,7 @@ def main():
         discovery_follows_the_library(VITRINE, work, broker)
         hostile_payloads(VITRINE, work, broker)
         fleet(VITRINE, work, broker)
+        image_topic(VITRINE, work, broker)
         wrong_password_and_credentials(VITRINE, work, broker)
         tls(VITRINE, work, broker, certificates)
         late = Broker(work, "late")
