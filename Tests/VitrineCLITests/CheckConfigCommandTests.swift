@@ -4,6 +4,12 @@ import VitrineTestSupport
 
 @testable import VitrineCLI
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 @Suite struct CheckConfigCommandTests {
     let folder: TemporaryFolder
 
@@ -52,6 +58,33 @@ import VitrineTestSupport
         )
         let plain = run(["check-config", "\(repositoryRoot)/Config/vitrine.json"])
         #expect(plain.output.contains("  presence          off (the screen stays on whoever is there) (default)"))
+    }
+
+    @Test func theBrokerIsExplainedAndAPasswordOthersCanReadIsRefused() throws {
+        let secret = try folder.write("mqtt.secret", text: "frame\npw\n")
+        chmod(secret, 0o600)
+        try folder.write(
+            "frame.json",
+            text: """
+                {"deviceTable": "\(repositoryRoot)/Config/devices.json",
+                 "mqtt": {"host": "broker.lan", "id": "hall", "groups": ["lobby"], "credentialsFile": "mqtt.secret"}}
+                """)
+        let result = run(["check-config", "\(folder.path)/frame.json"])
+        #expect(result.status == 0, "\(result.errors)")
+        #expect(
+            result.output.contains(
+                "  mqtt              broker.lan:1883 as hall, user and password from \(secret) (set)"),
+            "\(result.output)")
+        #expect(result.output.contains("    commands on vitrine/hall/cmd, vitrine/all/cmd, vitrine/group/lobby/cmd"))
+        #expect(result.output.contains("    Home Assistant discovery under homeassistant/ as vitrine_hall"))
+        chmod(secret, 0o644)
+        let exposed = run(["check-config", "\(folder.path)/frame.json"])
+        #expect(exposed.status == 1)
+        #expect(
+            exposed.errors.contains(
+                "frame.json: mqtt: credentials file \(secret): others can read or write it (mode 644); chmod o-rwx it"))
+        let plain = run(["check-config", "\(repositoryRoot)/Config/vitrine.json"])
+        #expect(plain.output.contains("  mqtt              off (no broker) (default)"))
     }
 
     @Test func anErrorNamesFileLineAndKeyAndTheOtherFilesAreStillChecked() throws {
