@@ -75,6 +75,7 @@ let package = Package(
             providers: [.apt(["libmosquitto-dev"])]
         ),
         .systemLibrary(name: "CLinux"),
+        .systemLibrary(name: "CCEC"),
         .target(name: "VitrineCore", swiftSettings: strict),
         .target(
             name: "VitrineImage",
@@ -84,7 +85,7 @@ let package = Package(
         .target(
             name: "VitrineRuntime",
             dependencies: [
-                "VitrineCore", "VitrineImage", "CDRM", "CUdev", "CLibInput", "CLinux", "CGPIOD", "CMosquitto",
+                "VitrineCore", "VitrineImage", "CDRM", "CUdev", "CLibInput", "CLinux", "CGPIOD", "CMosquitto", "CCEC",
             ],
             swiftSettings: strict
         ),

@@ -161,8 +161,27 @@ struct ProbeCommand {
                 ]))
         }
         if paths.isEmpty { lines.append("no DRM devices in /dev/dri") }
+        var adapters: [JSONWriter.Value] = []
+        for adapter in CECAdapter.list() {
+            let power = CECAdapter.askTVPower(adapter.path)
+            let place = adapter.drm.map { " on card\($0.card) connector \($0.connector)" } ?? ""
+            lines.append(
+                "\(adapter.path): CEC \(adapter.name)\(place), physical address "
+                    + "\(CECAddress.physical(adapter.physicalAddress)), TV \(power)")
+            adapters.append(
+                .object([
+                    ("path", .string(adapter.path)), ("name", .string(adapter.name)),
+                    ("physicalAddress", .string(CECAddress.physical(adapter.physicalAddress))),
+                    ("drmCard", adapter.drm.map { .number(Int($0.card)) } ?? .null),
+                    ("drmConnector", adapter.drm.map { .number(Int($0.connector)) } ?? .null),
+                    ("tvPower", .string(power)),
+                ]))
+        }
+        if adapters.isEmpty { lines.append("no CEC adapters in /dev") }
         console.out(
-            json ? JSONWriter.write(.object([("cards", .array(cards))])) + "\n" : lines.joined(separator: "\n") + "\n")
+            json
+                ? JSONWriter.write(.object([("cards", .array(cards)), ("cec", .array(adapters))])) + "\n"
+                : lines.joined(separator: "\n") + "\n")
         return 0
     }
 }

@@ -36,11 +36,12 @@ public struct KeyMap: Sendable, Equatable {
     public var bindings: [Action: [String]]
 
     public static let defaults = KeyMap(bindings: [
-        .next: ["Right", "PageDown", "Enter", "NextSong"],
+        // OK, Pause and the channel keys are a TV remote's, over HDMI-CEC.
+        .next: ["Right", "PageDown", "Enter", "NextSong", "OK"],
         .previous: ["Left", "PageUp", "PreviousSong"],
-        .pause: ["Space", "P", "PlayPause"],
-        .nextCategory: ["Down"],
-        .previousCategory: ["Up"],
+        .pause: ["Space", "P", "PlayPause", "Pause"],
+        .nextCategory: ["Down", "ChannelUp"],
+        .previousCategory: ["Up", "ChannelDown"],
         .firstSlide: ["Home"],
         .info: ["I", "Info"],
         .screen: [],

@@ -15,6 +15,11 @@ public enum PauseReason: String, Sendable, CaseIterable, Comparable {
     /// The screen's connector is unplugged (or a TV dropped hotplug in standby). Its own reason, so a replug never
     /// ends what the schedule holds, nor the schedule's morning what an unplug holds.
     case unplugged
+    /// The TV was switched off by its owner (HDMI-CEC said so); the player turns it on again only at the next
+    /// schedule or presence change.
+    case tvOff
+    /// The TV shows another device (HDMI-CEC Active Source, Set Stream Path or Routing Change).
+    case otherSource
     /// The slide to show next is still being decoded.
     case loading
 

@@ -65,6 +65,8 @@ public struct Settings: Sendable, Equatable {
     public var presence: PresenceSettings?
     /// The MQTT broker for Home Assistant and fleets; nil: no MQTT.
     public var mqtt: MQTTSettings?
+    /// HDMI-CEC to the TV; nil: the player does not speak CEC.
+    public var cec: CECSettings?
 
     public init() {}
 
@@ -74,7 +76,7 @@ public struct Settings: Sendable, Equatable {
         "fontPath",
         "transition", "transitionSeconds", "pairPortraits", "caption", "captionPosition", "captionSize", "locale",
         "metricsFile", "metricsInterval", "positionFile", "positionSaveInterval", "rescanInterval",
-        "headerCacheFolder", "renditionCacheFolder", "gpio", "presence", "mqtt",
+        "headerCacheFolder", "renditionCacheFolder", "gpio", "presence", "mqtt", "cec",
     ]
     public static let displayKeyNames = ["backend", "device", "connector", "mode", "headlessSize", "vtSwitching"]
     public static let scheduleKeyNames = ["off", "on"]
@@ -177,6 +179,9 @@ public struct Settings: Sendable, Equatable {
         }
         if let presence = try object.object("presence") {
             settings.presence = try PresenceSettings.parse(presence)
+        }
+        if let cec = try object.object("cec") {
+            settings.cec = try CECSettings.parse(cec)
         }
         if let mqtt = try object.object("mqtt") {
             settings.mqtt = try MQTTSettings.parse(mqtt)

@@ -28,6 +28,8 @@ public final class DRMDisplay: DisplayExecutor {
     /// Two, or three when fades are on and the budget has room (the next step painted during a flip).
     public let bufferCount: Int
     public var name: String { "\(device.path) (\(device.driver) \(connector.name))" }
+    /// The card's device path and the connector's id, to find the CEC adapter on the same HDMI port.
+    var cardPath: String { device.path }
     private let device: DRMDevice
     private let crtc: UInt32
     private let saved: UnsafeMutablePointer<drmModeCrtc>?

@@ -16,6 +16,8 @@ public final class EventLoop {
 
     public static let readable = UInt32(EPOLLIN.rawValue)
     public static let writable = UInt32(EPOLLOUT.rawValue)
+    /// Out-of-band data: a CEC adapter's events.
+    public static let priority = UInt32(EPOLLPRI.rawValue)
 
     private var descriptor: Int32
 

@@ -28,6 +28,9 @@ public final class MetricsWriter {
         public var mqttConnected: Bool?
         /// Connections to the broker made again after the first.
         public var mqttReconnects = 0
+        /// The TV's power as CEC says (on, standby, unknown); nil without CEC.
+        public var cecTV: String?
+        public var cecActiveSource = false
         /// Wall-clock seconds when the last slide reached the screen, 0 before the first.
         public var lastSlideTime = 0.0
         public var startTime = 0.0
@@ -118,6 +121,14 @@ public final class MetricsWriter {
             metric(
                 "vitrine_mqtt_reconnects_total", "counter", "Connections to the MQTT broker made again after a loss.",
                 [("", "\(figures.mqttReconnects)")])
+        }
+        if let tv = figures.cecTV {
+            metric(
+                "vitrine_cec_tv_power", "gauge", "1 for the TV's power state as HDMI-CEC says.",
+                ["on", "standby", "unknown"].map { ("{state=\"\($0)\"}", $0 == tv ? "1" : "0") })
+            metric(
+                "vitrine_cec_active_source", "gauge", "1 while the TV shows the player.",
+                [("", figures.cecActiveSource ? "1" : "0")])
         }
         metric(
             "vitrine_last_slide_timestamp_seconds", "gauge", "When the last slide reached the screen (Unix time).",

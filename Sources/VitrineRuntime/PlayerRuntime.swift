@@ -16,6 +16,14 @@ public final class PlayerRuntime: LibraryFollowerOwner {
         case timer = 1, signals, decodes, library, vblank, control, schedule, hotplug, input, inputHold, banner
         case watchdog, metrics, position, terminal, libraryCheck, rescan, indexes, renditions
         case mqttSocket, mqttAttempt, mqttHousekeeping, mqttRetry, mqttState, mqttImage
+        case cecAdapter, cecTimer
+
+        init(_ source: CECLink.Source) {
+            switch source {
+            case .adapter: self = .cecAdapter
+            case .timer: self = .cecTimer
+            }
+        }
 
         init(_ source: MQTTLink.Source) {
             switch source {
@@ -102,6 +110,8 @@ public final class PlayerRuntime: LibraryFollowerOwner {
     private var presenceAndButtons: PresenceAndButtons?
     /// The MQTT broker (Home Assistant, a fleet); nil without `mqtt` settings or when they cannot be used.
     private var mqtt: MQTTLink?
+    /// HDMI-CEC to the TV; nil without `cec` settings or without an adapter to use.
+    private var cec: CECLink?
     /// Text over the picture: the category banner for a few seconds, else the pause sign while paused by the user.
     private let overlay: TextOverlay
     /// The screen was unplugged; the show holds (screen-off reason) until it is back.
@@ -350,6 +360,7 @@ public final class PlayerRuntime: LibraryFollowerOwner {
         presenceAndButtons = PresenceAndButtons.start(
             settings: configuration.settings, in: loop, now: MonotonicClock.seconds(), log: log)
         startMQTT(configuration.settings)
+        startCEC(configuration.settings)
         follower.owner = self
         send(.start(categories: follower.start(now: MonotonicClock.seconds()), now: MonotonicClock.seconds()))
         followSchedule()
@@ -385,6 +396,7 @@ public final class PlayerRuntime: LibraryFollowerOwner {
         terminal?.close()
         presenceAndButtons?.close()
         mqtt?.close()
+        cec?.close()
         worker.stop()
         follower.stop()
         control?.close()
@@ -458,6 +470,10 @@ public final class PlayerRuntime: LibraryFollowerOwner {
         case .mqttSocket, .mqttAttempt, .mqttHousekeeping, .mqttRetry, .mqttState, .mqttImage:
             guard let source = Token(rawValue: ready.token)?.mqttSource else { return }
             mqtt?.handle(source, events: ready.events, now: now)
+        case .cecAdapter:
+            applyCEC(cec?.handle(.adapter, now: now), now: now)
+        case .cecTimer:
+            applyCEC(cec?.handle(.timer, now: now), now: now)
         case nil:
             if let events = presenceAndButtons?.handle(token: ready.token, now: now) {
                 sendAll(events)
@@ -633,12 +649,20 @@ public final class PlayerRuntime: LibraryFollowerOwner {
             || settings.longPressSeconds != configuration.settings.longPressSeconds
             || settings.presence != configuration.settings.presence
         let mqttChanged = settings.mqtt != configuration.settings.mqtt
+        let oldCEC = configuration.settings.cec
         configuration.settings = settings
         if gpioChanged { reopenPresenceAndButtons(settings, now: now) }
         if mqttChanged {
             mqtt?.close()
             mqtt = nil
             startMQTT(settings)
+        }
+        if settings.cec != oldCEC {
+            cec?.close()
+            cec = nil
+            send(.release(.tvOff, now: now))
+            send(.release(.otherSource, now: now))
+            startCEC(settings)
         }
         follower.rescanInterval = settings.rescanInterval
         position?.spacing = settings.positionSaveInterval
@@ -704,6 +728,43 @@ public final class PlayerRuntime: LibraryFollowerOwner {
         tellMQTT()
     }
 
+    /// Opens the CEC adapter the settings ask for (a missing one is one log line; the show goes on).
+    private func startCEC(_ settings: Settings) {
+        guard let cecSettings = settings.cec else { return }
+        let screen = (display.executor as? DRMDisplay).map { (cardPath: $0.cardPath, connectorID: $0.connector.id) }
+        guard
+            let link = CECLink.start(settings: cecSettings, screen: screen, screenOn: player.screen.isOn, log: log)
+        else { return }
+        do {
+            try link.register(in: loop, token: { Token($0).rawValue })
+        } catch {
+            log(.warning, "CEC: \(error); the TV will not follow the screen")
+            link.close()
+            return
+        }
+        cec = link
+    }
+
+    /// What the bus means for the show: the TV off or showing another device holds it, its remote's keys act
+    /// as the keyboard's (through the same key map), and count as someone in the room.
+    private func applyCEC(_ outcomes: [CECLink.Outcome]?, now: Double) {
+        for outcome in outcomes ?? [] {
+            switch outcome {
+            case .hold(let reason):
+                send(.hold(reason, now: now))
+            case .release(let reason):
+                send(.release(reason, now: now))
+            case .key(let name):
+                guard let action = configuration.settings.keys.action(forKey: name) else {
+                    log("CEC: remote key \(name) is not bound to anything (keys in vitrine.json)")
+                    continue
+                }
+                send(.user(action, now: now))
+                sendAll(presenceAndButtons?.activity(now: now, wakes: action != .screen))
+            }
+        }
+    }
+
     /// The show's state and categories as they are after this turn, for the broker (sent only when changed).
     private func tellMQTT() {
         guard let mqtt else { return }
@@ -763,6 +824,7 @@ public final class PlayerRuntime: LibraryFollowerOwner {
             exitStatus = 0
         case .screenPower(let on):
             display.setPower(on)
+            applyCEC(cec?.screen(on: on, now: MonotonicClock.seconds()), now: MonotonicClock.seconds())
         case .log(let line):
             log(line)
         case .warn(let line):
@@ -878,6 +940,8 @@ public final class PlayerRuntime: LibraryFollowerOwner {
         figures.screenConnected = !unplugged
         figures.mqttConnected = mqtt?.isConnected
         figures.mqttReconnects = mqtt?.reconnects ?? 0
+        figures.cecTV = cec?.state.tvPower.rawValue
+        figures.cecActiveSource = cec?.state.isActiveSource ?? false
         do {
             try metricsWriter.write(figures)
         } catch {
@@ -921,6 +985,15 @@ public final class PlayerRuntime: LibraryFollowerOwner {
         return "ok"
     }
 
+    /// The TV as CEC knows it, for `status`: null without CEC.
+    private var cecStatus: String {
+        guard let cec else { return "null" }
+        let state = cec.state
+        return "{\"adapter\":\(JSONText.quote(cec.device)),"
+            + "\"address\":\(state.logicalAddress == nil ? "null" : JSONText.quote(CECAddress.physical(state.physicalAddress))),"
+            + "\"tv\":\"\(state.tvPower.rawValue)\",\"active_source\":\(state.isActiveSource)}"
+    }
+
     private func statusLine(now: Double) -> String {
         let status = player.status(now: now)
         let mib = { (bytes: Int) in JSONText.number(Double(bytes) / 1_048_576) }
@@ -936,6 +1009,7 @@ public final class PlayerRuntime: LibraryFollowerOwner {
             "\"screen\":\(display.isPoweredOn ? "\"on\"" : "\"off\"")",
             "\"presence\":\(presenceAndButtons?.isPresent.map { $0 ? "\"present\"" : "\"absent\"" } ?? "null")",
             "\"motion\":\(presenceAndButtons?.motion.map { $0 ? "true" : "false" } ?? "null")",
+            "\"cec\":\(cecStatus)",
             "\"budget_used_mib\":\(mib(budget.used))",
             "\"budget_total_mib\":\(mib(budget.limit))",
             "\"rss_mib\":\(mib(ProcessMemory.residentBytes()))",
