@@ -12,8 +12,9 @@ PORTRAIT_PHOTOS := $(PHOTOS)/cam_canon_ixus40_portrait_440_thumb.jpg $(PHOTOS)/o
 
 # Debian packages: build and test, then the extra tools the benchmarks compare against.
 BUILD_PACKAGES := pkg-config libjpeg62-turbo-dev libturbojpeg0-dev zlib1g-dev libdrm-dev libudev-dev libinput-dev libfreetype-dev libspng-dev libwebp-dev libheif-dev liblcms2-dev libgpiod-dev libmosquitto-dev fonts-dejavu-core
-# gpiod: the GPIO VM test holds a line with gpiomon and reads gpioinfo in the guest, which runs the host's root.
-CHECK_PACKAGES := python3-pil python3-pip gpiod
+# gpiod: the GPIO VM test holds a line with gpiomon and reads gpioinfo in the guest, which runs the host's root;
+# v4l-utils: the CEC VM test plays the TV with cec-ctl there.
+CHECK_PACKAGES := python3-pil python3-pip gpiod v4l-utils
 BENCH_PACKAGES := libjpeg-turbo-progs libvips-tools python3-pil time rsync
 # The deployment checks: shellcheck, systemd-analyze (systemd), useradd --prefix (passwd), python3 for JSON.
 DEPLOY_CHECK_PACKAGES := shellcheck systemd passwd python3
@@ -119,7 +120,8 @@ check-photos: release check-deps
 # with a virtio keyboard and tablet through libinput, and across S3 and s2idle; then deploy/vitrine.service
 # installed by deploy/install.sh under a real systemd in a guest; screen power, VT switches mid-fade and the Pi 4/5
 # card layout on virtio-gpu, bochs, qxl and cirrus (test_power.py, two guests at a time); frame pacing on vkms;
-# GPIO buttons and a motion sensor on gpio-sim (test_gpio.py).
+# GPIO buttons and a motion sensor on gpio-sim (test_gpio.py); HDMI-CEC to a TV played by cec-ctl on vivid
+# (test_cec.py).
 # Installs QEMU and a kernel when it can; skips with the reason when it cannot (a failure under CI=true).
 vm-test: release check-deps
 	@# A skip is not a pass: with QEMU unavailable under CI=true a VM test must fail.
@@ -129,6 +131,7 @@ vm-test: release check-deps
 	/usr/bin/python3 Tests/VM/test_display.py --vitrine .build/release/vitrine
 	/usr/bin/python3 Tests/VM/test_input.py --vitrine .build/release/vitrine
 	/usr/bin/python3 Tests/VM/test_gpio.py --vitrine .build/release/vitrine
+	/usr/bin/python3 Tests/VM/test_cec.py --vitrine .build/release/vitrine
 	/usr/bin/python3 Tests/VM/test_suspend.py --vitrine .build/release/vitrine
 	/usr/bin/python3 Tests/VM/test_power.py --vitrine .build/release/vitrine
 	/usr/bin/python3 Tests/VM/test_pacing.py --vitrine .build/release/vitrine

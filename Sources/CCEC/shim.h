@@ -57,12 +57,13 @@ static inline int vitrine_cec_claim_playback(int fd, const char *name) {
     return ioctl(fd, CEC_ADAP_S_LOG_ADDRS, &addresses);
 }
 
-/* The first claimed logical address, or 15 (none yet, or unregistered). */
+/* The claimed logical address: 0 to 14, 15 when every playback address was taken and the adapter fell back to
+ * Unregistered, or 255 while none is configured (cleared, or the claim still running). */
 static inline int vitrine_cec_logical_address(int fd, __u8 *logical) {
     struct cec_log_addrs addresses;
     memset(&addresses, 0, sizeof addresses);
     if (ioctl(fd, CEC_ADAP_G_LOG_ADDRS, &addresses) != 0) return -1;
-    *logical = addresses.num_log_addrs > 0 && addresses.log_addr_mask ? addresses.log_addr[0] : 15;
+    *logical = addresses.num_log_addrs > 0 ? addresses.log_addr[0] : 255;
     return 0;
 }
 
@@ -126,6 +127,11 @@ static inline int vitrine_cec_ask_tv_power(const char *path, const char *name, _
         if (vitrine_cec_claim_playback(fd, name) != 0) goto done;
         claimed_here = 1;
         if (ioctl(fd, CEC_ADAP_G_LOG_ADDRS, &addresses) != 0) goto done;
+    }
+    if (addresses.log_addr[0] == CEC_LOG_ADDR_TV) {
+        /* The adapter is a TV's own (an HDMI input): there is no other TV to ask. */
+        errno = EISCONN;
+        goto done;
     }
     if (addresses.log_addr_mask == 0 && addresses.log_addr[0] != CEC_LOG_ADDR_UNREGISTERED) {
         errno = ENONET;

@@ -78,6 +78,7 @@ public final class CECAdapter {
         guard vitrine_cec_ask_tv_power(path, name, &status) == 0 else {
             switch errno {
             case ENONET: return "no address on the bus (is the HDMI cable in?)"
+            case EISCONN: return "none: this adapter is the TV's own"
             case EIO, ETIMEDOUT: return "no answer (a TV without CEC, CEC off, or nothing plugged in)"
             default: return "not asked: \(String(cString: strerror(errno)))"
             }
@@ -127,9 +128,11 @@ public final class CECAdapter {
         var mask: UInt16 = 0
         while vitrine_cec_event(descriptor, &kind, &physical, &mask) == 0 {
             guard kind == VITRINE_CEC_EVENT_STATE_CHANGE else { continue }
-            var logical: UInt8 = 15
+            var logical: UInt8 = 255
             _ = vitrine_cec_logical_address(descriptor, &logical)
-            if physical != 0xFFFF && (mask != 0 || logical == CECAddress.unregistered) {
+            // The claim clears the old addresses first, which is a state change too: only a configured address
+            // (or the Unregistered fallback) on a connected port counts.
+            if physical != 0xFFFF && logical != 255 && (mask != 0 || logical == CECAddress.unregistered) {
                 configured = true
                 events.append(.claimed(logical: logical, physical: physical))
             } else if configured {

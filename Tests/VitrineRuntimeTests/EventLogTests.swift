@@ -42,6 +42,9 @@ struct EventLogTests {
         for seconds in [0.004, 0.02, 0.02, 0.3, 12.0] { figures.recordDecode(seconds: seconds) }
         figures.pauseReasons = [.user]
         figures.screenOn = false
+        figures.mqttConnected = true
+        figures.mqttReconnects = 3
+        figures.cecTV = "standby"
         let text = MetricsWriter.render(figures)
         let samples = text.split(separator: "\n").filter { !$0.hasPrefix("#") }
         func value(_ name: String) -> String? {
@@ -59,6 +62,12 @@ struct EventLogTests {
         #expect(value("vitrine_pause_reason{reason=\"user\"}") == "1")
         #expect(value("vitrine_pause_reason{reason=\"loading\"}") == "0")
         #expect(value("vitrine_screen_on") == "0")
+        #expect(value("vitrine_mqtt_connected") == "1")
+        #expect(value("vitrine_mqtt_reconnects_total") == "3")
+        #expect(value("vitrine_cec_tv_power{state=\"standby\"}") == "1")
+        #expect(value("vitrine_cec_tv_power{state=\"on\"}") == "0")
+        #expect(value("vitrine_cec_active_source") == "0")
+        #expect(!MetricsWriter.render(MetricsWriter.Figures()).contains("vitrine_cec"), "no CEC, no CEC metrics")
         // Every sample belongs to a metric declared with HELP and TYPE just before it.
         var declared: Set<String> = []
         for line in text.split(separator: "\n") {

@@ -1,0 +1,233 @@
+#!/usr/bin/python3
+"""HDMI-CEC on a real kernel CEC bus: vivid (`num_hdmi_outputs=1`) in a QEMU guest gives an HDMI input's adapter,
+/dev/cec0, played as the TV with cec-ctl (v4l-utils), and an HDMI output's adapter, /dev/cec1, which the player
+drives through the kernel's CEC API, on one emulated bus. What the TV receives is read from `cec-ctl --monitor`.
+On virtio-gpu at 640x480:
+
+- at start the TV gets Image View On and Active Source;
+- the TV remote's keys change slides and pause the show;
+- the TV announcing standby holds the show, and the TV on again releases it;
+- another device taking the TV holds the show, and the TV choosing the player again releases it;
+- `screen off` sends Standby, `screen on` Image View On and Active Source; so do the schedule's off and on edges
+  (the guest's clock set just before them);
+- with powerOnTV and standbyTV false the TV is sent neither;
+- an adapter that is not there is one log line, and the show goes on.
+
+Prints `N passed, M failed`. Without QEMU or a kernel it skips with the reason, except under CI=true, where that is
+a failure.
+
+Usage: test_cec.py [--vitrine PATH]
+"""
+import argparse
+import json
+import os
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, HERE)
+import test_display as display  # noqa: E402
+import vm as vmlib  # noqa: E402
+from test_input import make_library  # noqa: E402  (the Test photos and a one-photo Zeta category)
+
+record = display.record
+until = display.until
+TV = "/dev/cec0"
+
+
+class Guest:
+    def __init__(self, vm, vitrine, references):
+        self.vm, self.vitrine, self.references = vm, vitrine, references
+
+    def tv(self, arguments):
+        """The TV says something on the bus."""
+        rc, out = self.vm.run(f"cec-ctl -d {TV} {arguments} >/dev/null 2>&1; echo $?")
+        return out.strip() == "0"
+
+    def remote(self, key):
+        return self.tv(f"--to 4 --user-control-pressed ui-cmd={key}") and self.tv("--to 4 --user-control-released")
+
+    def bus(self):
+        with open(f"{self.vm.share}/bus.txt", errors="replace") as f:
+            return f.read()
+
+    def count(self, what):
+        """How often the TV received `what` from the player: e.g. '(4 to 0): IMAGE_VIEW_ON'."""
+        return self.bus().count(f"Received from Playback Device 1 to {what}")
+
+    def ctl(self, command):
+        rc, out = self.vm.run(f"{self.vitrine} ctl --control /tmp/vitrine.sock {command}")
+        return out.strip()
+
+    def status(self):
+        try:
+            return json.loads(self.ctl("status"))
+        except ValueError:
+            return {}
+
+    def photo(self, dump):
+        scores = [display.psnr(dump, r) for r in self.references]
+        best = max(range(len(scores)), key=lambda i: scores[i])
+        return best if scores[best] >= 35 else None
+
+    def shows(self, index, timeout=20):
+        dump, ok = display.wait_for(self.vm, lambda d: self.photo(d) == index, timeout)
+        return ok, self.photo(dump)
+
+    def log(self, name):
+        with open(f"{self.vm.share}/{name}.out", errors="replace") as f:
+            return f.read()
+
+
+POWER_ON = ("TV (4 to 0): IMAGE_VIEW_ON", "all (4 to 15): ACTIVE_SOURCE")
+STANDBY = "TV (4 to 0): STANDBY"
+
+
+def write_config(share, name, cec, schedule=None):
+    config = {
+        "library": "/share/lib", "deviceTable": f"{REPO}/Config/devices.json", "interval": 600,
+        "transition": "none", "order": "name", "pauseOnInput": 0, "controlSocket": "/tmp/vitrine.sock",
+        "display": {"backend": "drm"}, "cec": cec,
+    }
+    if schedule:
+        config["screenSchedule"] = schedule
+    with open(f"{share}/{name}.json", "w") as f:
+        json.dump(config, f)
+    return f"/share/{name}.json"
+
+
+def run(vitrine):
+    with vmlib.VM(device="virtio", width=640, height=480) as vm:
+        share = vm.share
+        make_library(share)
+        names = [f"Test/{name}" for name, _, _ in display.PHOTOS] + ["Zeta/only.jpg"]
+        references = [display.render(vitrine, f"{share}/lib/{name}", 640, 480, share) for name in names]
+        g = Guest(vm, vitrine, references)
+        rc, out = vm.run("modprobe vivid num_hdmi_outputs=1 n_devs=1 && ls /dev/cec*", timeout=90)
+        record(rc == 0 and "/dev/cec1" in out, f"vivid gives a TV's and a player's CEC adapter ({' '.join(out.split())})")
+        record(g.tv("--tv --osd-name TV"), "cec-ctl makes /dev/cec0 the TV (logical address 0)")
+        vm.spawn("monitor", f"exec cec-ctl -d {TV} --monitor > /share/bus.txt 2>&1")
+        until(lambda: ("Initial Event" in g.bus(), None), 20)
+
+        # The player's clock is the guest's; the schedule sleeps from 03:00 to 04:00, which the test reaches by
+        # setting the clock.
+        today = vm.run("date +%F")[1].strip()
+        vm.run(f"date -s '{today} 12:00:00'")
+        config = write_config(share, "cec", {"adapter": "/dev/cec1", "osdName": "Frame"},
+                              {"off": "03:00", "on": "04:00"})
+        vm.spawn("player", f"exec {vitrine} play --config {config}")
+        ok, shown = g.shows(0, 60)
+        record(ok, f"the first photo is on screen (photo {shown})")
+        done, _ = until(lambda: (all(g.count(what) >= 1 for what in POWER_ON), None), 20)
+        powered = time.monotonic()
+        record(done and g.count(POWER_ON[0]) == 1,
+               f"at start the TV receives Image View On (once: {g.count(POWER_ON[0])}) and Active Source 1.0.0.0")
+        rc, out = vm.run(f"cec-ctl -d {TV} --to 4 --give-osd-name 2>&1")
+        record("Frame" in out, f"the player answers Give OSD Name with its name ({' '.join(out.split())[-60:]})")
+
+        record(g.remote("right"), "the TV remote's Right key goes over the bus")
+        ok, shown = g.shows(1)
+        record(ok, f"the remote's Right key shows the next photo (photo {shown})")
+        g.remote("pause")
+        paused, state = until(lambda: ("user" in (s := g.status()).get("paused", []), s), 10)
+        record(paused, f"the remote's Pause key pauses the show ({state.get('paused')})")
+        g.remote("pause")
+        until(lambda: ("user" not in g.status().get("paused", []), None), 10)
+
+        # Standby reports right after Image View On are the TV booting; the owner switching it off comes later.
+        time.sleep(max(0, 17 - (time.monotonic() - powered)))
+        g.tv("--to 15 --standby")
+        held, state = until(lambda: ("tvOff" in (s := g.status()).get("paused", []), s), 10)
+        record(held and state.get("cec", {}).get("tv") == "standby",
+               f"the TV switched off by its owner holds the show (paused {state.get('paused')}, cec {state.get('cec')})")
+        g.tv("--to 4 --report-power-status pwr-state=on")
+        released, state = until(lambda: ("tvOff" not in (s := g.status()).get("paused", []), s), 10)
+        record(released, f"the TV on again releases it (paused {state.get('paused')})")
+
+        sources = g.count(POWER_ON[1])
+        g.tv("--to 15 --active-source phys-addr=2.0.0.0")
+        held, state = until(lambda: ("otherSource" in (s := g.status()).get("paused", []), s), 10)
+        record(held, f"another device taking the TV holds the show (paused {state.get('paused')})")
+        g.tv("--to 15 --set-stream-path phys-addr=1.0.0.0")
+        released, state = until(lambda: ("otherSource" not in (s := g.status()).get("paused", []), s), 10)
+        answered, _ = until(lambda: (g.count(POWER_ON[1]) > sources, None), 10)
+        record(released and answered,
+               f"the TV choosing the player again releases it, and the player says Active Source "
+               f"(paused {state.get('paused')})")
+
+        record(g.ctl("screen off") == "ok", "`screen off` is taken")
+        done, _ = until(lambda: (g.count(STANDBY) == 1, None), 10)
+        record(done, "`screen off` sends the TV Standby")
+        before = [g.count(what) for what in POWER_ON]
+        g.ctl("screen on")
+        done, _ = until(lambda: (all(g.count(w) > n for w, n in zip(POWER_ON, before)), None), 10)
+        record(done, "`screen on` sends Image View On and Active Source")
+
+        vm.run(f"date -s '{today} 02:59:57'")
+        done, _ = until(lambda: (g.count(STANDBY) == 2, None), 15)
+        state = g.status()
+        record(done and state.get("screen") == "off",
+               f"the schedule's off edge sends Standby (screen {state.get('screen')})")
+        before = [g.count(what) for what in POWER_ON]
+        vm.run(f"date -s '{today} 03:59:57'")
+        done, _ = until(lambda: (all(g.count(w) > n for w, n in zip(POWER_ON, before)), None), 15)
+        record(done, "the schedule's on edge sends Image View On and Active Source")
+        status, output = vm.stop("player")
+        record(status == 0, f"SIGTERM ends vitrine with status 0 (got {status})")
+
+        # vitrine probe asks the TV, played now by cec-follower, which answers Give Device Power Status.
+        vm.spawn("follower", f"exec cec-follower -d {TV}")
+        time.sleep(1)
+        rc, out = vm.run(f"{vitrine} probe", timeout=60)
+        vm.stop("follower")
+        line = next((l for l in out.splitlines() if l.startswith("/dev/cec1:")), "")
+        record(rc == 0 and "vivid-000-vid-out0" in line and "physical address 1.0.0.0" in line
+               and ("TV on" in line or "TV standby" in line),
+               f"vitrine probe lists the adapter, its address and the TV's power: {line}")
+
+        # A home that shares the TV: the player leaves it alone.
+        vm.run(f"date -s '{today} 12:00:00'")
+        config = write_config(share, "shared", {"adapter": "/dev/cec1", "powerOnTV": False, "standbyTV": False})
+        sent = (g.count(POWER_ON[0]), g.count(STANDBY))
+        vm.spawn("shared", f"exec {vitrine} play --config {config}")
+        ok, _ = g.shows(0, 60)
+        g.ctl("screen off")
+        time.sleep(2)
+        g.ctl("screen on")
+        time.sleep(3)
+        record(ok and (g.count(POWER_ON[0]), g.count(STANDBY)) == sent,
+               f"with powerOnTV and standbyTV false the TV gets neither (sent before {sent}, after "
+               f"{(g.count(POWER_ON[0]), g.count(STANDBY))})")
+        vm.stop("shared")
+
+        config = write_config(share, "missing", {"adapter": "/dev/cec7"})
+        vm.spawn("missing", f"exec {vitrine} play --config {config}")
+        ok, shown = g.shows(0, 60)
+        vm.stop("missing")
+        lines = [line for line in g.log("missing").splitlines() if "/dev/cec7" in line]
+        record(ok and len(lines) == 1,
+               f"a missing adapter is one log line and the show plays (photo {shown}): {lines}")
+        if not all(display.results):
+            print("--- bus\n" + g.bus()[-3000:])
+            print("--- player log\n" + output[-3000:])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--vitrine", default=f"{REPO}/.build/release/vitrine")
+    args = parser.parse_args()
+    ok, reason = vmlib.check()
+    if not ok:
+        return vmlib.skipped("VM CEC tests", reason)
+    try:
+        run(os.path.abspath(args.vitrine))
+    except Exception as error:  # a hung or crashed guest fails the run, with what it was doing
+        record(False, f"{type(error).__name__}: {error}")
+    failed = display.results.count(False)
+    print(f"{display.results.count(True)} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
