@@ -29,29 +29,13 @@ final class CECLink {
         settings: CECSettings, screen: (cardPath: String, connectorID: UInt32)?, screenOn: Bool, log: EventLog
     ) -> CECLink? {
         let path: String
-        if let configured = settings.adapter {
-            path = configured
-        } else {
-            let adapters = CECAdapter.list()
-            let card = screen.flatMap { UInt32($0.cardPath.drop { !$0.isNumber }) }
-            if let screen,
-                let match = adapters.first(where: {
-                    $0.drm?.card == card && $0.drm?.connector == screen.connectorID
-                })
-            {
-                path = match.path
-            } else if adapters.count == 1, let only = adapters.first {
-                path = only.path
-            } else if adapters.isEmpty {
-                log(.warning, "CEC: no adapter (/dev/cec*); the TV will not follow the screen")
-                return nil
-            } else {
-                log(
-                    .warning,
-                    "CEC: \(adapters.count) adapters (\(adapters.map(\.path).joined(separator: ", "))) and none is "
-                        + "known to be on the screen's port; set cec.adapter")
-                return nil
-            }
+        switch choose(
+            from: settings.adapter == nil ? CECAdapter.list() : [], configured: settings.adapter, screen: screen)
+        {
+        case .success(let chosen): path = chosen
+        case .failure(let problem):
+            log(.warning, "CEC: \(problem.reason)")
+            return nil
         }
         do {
             let adapter = try CECAdapter(path: path, osdName: settings.osdName)
@@ -65,6 +49,32 @@ final class CECLink {
             log(.warning, "CEC: \(error); the TV will not follow the screen")
         }
         return nil
+    }
+
+    struct NoAdapter: Error, Equatable {
+        var reason: String
+    }
+
+    /// Which adapter to use: the configured one; else the one the kernel says is on the screen's DRM connector;
+    /// else the only one.
+    static func choose(
+        from adapters: [CECAdapter.Info], configured: String?, screen: (cardPath: String, connectorID: UInt32)?
+    ) -> Result<String, NoAdapter> {
+        if let configured { return .success(configured) }
+        let card = screen.flatMap { UInt32($0.cardPath.drop { !$0.isNumber }) }
+        if let screen,
+            let match = adapters.first(where: { $0.drm?.card == card && $0.drm?.connector == screen.connectorID })
+        {
+            return .success(match.path)
+        }
+        if adapters.count == 1, let only = adapters.first { return .success(only.path) }
+        if adapters.isEmpty {
+            return .failure(NoAdapter(reason: "no adapter (/dev/cec*); the TV will not follow the screen"))
+        }
+        return .failure(
+            NoAdapter(
+                reason: "\(adapters.count) adapters (\(adapters.map(\.path).joined(separator: ", "))) and none is "
+                    + "known to be on the screen's port; set cec.adapter"))
     }
 
     private init(adapter: CECAdapter, machine: CECMachine, timer: MonotonicTimer, log: EventLog) {
