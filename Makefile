@@ -123,7 +123,7 @@ check-photos: release check-deps
 # GPIO buttons and a motion sensor on gpio-sim (test_gpio.py); HDMI-CEC to a TV played by cec-ctl on vivid
 # (test_cec.py).
 # Installs QEMU and a kernel when it can; skips with the reason when it cannot (a failure under CI=true).
-vm-test: release check-deps
+vm-test: release check-deps mqtt-deps
 	@# A skip is not a pass: with QEMU unavailable under CI=true a VM test must fail.
 	@if VITRINE_QEMU=/nonexistent/qemu CI=true /usr/bin/python3 Tests/VM/test_display.py --vitrine .build/release/vitrine; \
 	then echo "FAIL: a VM test passed under CI=true without QEMU"; exit 1; \

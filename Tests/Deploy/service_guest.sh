@@ -207,6 +207,31 @@ echo "INFO   player: $(ps -o pid=,user=,tty=,sess= -p "$(main_pid)") session lea
 sed -i 's/"vtSwitching": false/"vtSwitching": true/' /etc/vitrine/vitrine.json
 vitrine ctl reload >/dev/null
 
+# The hardened unit must still let the player reach an MQTT broker (RestrictAddressFamilies= once refused every
+# network socket): a broker on the guest's loopback, an mqtt section, a reload.
+mark "MQTT broker"
+mqtt_connected() { journalctl -q -u vitrine.service --since "$since" | grep -q "MQTT: connected to 127.0.0.1:18883"; }
+if command -v mosquitto >/dev/null; then
+    printf 'listener 18883 127.0.0.1\nallow_anonymous true\nlog_dest none\n' >/run/vitrine-test-mosquitto.conf
+    mosquitto -c /run/vitrine-test-mosquitto.conf -d
+    /usr/bin/python3 -c 'import json, sys
+config = json.load(open(sys.argv[1]))
+config["mqtt"] = {"host": "127.0.0.1", "port": 18883, "id": "service-test"}
+json.dump(config, open(sys.argv[1], "w"), indent=2)' /etc/vitrine/vitrine.json
+    vitrine ctl reload >/dev/null
+    eventually mqtt_connected
+    check "the service reaches an MQTT broker on the network" "$(journalctl -q -u vitrine.service --since "$since" \
+        -o cat | grep MQTT | tail -1)" mqtt_connected
+    /usr/bin/python3 -c 'import json, sys
+config = json.load(open(sys.argv[1]))
+del config["mqtt"]
+json.dump(config, open(sys.argv[1], "w"), indent=2)' /etc/vitrine/vitrine.json
+    vitrine ctl reload >/dev/null
+    pkill -x mosquitto
+else
+    check "mosquitto is installed for the MQTT check (make vm-test installs it)" "" false
+fi
+
 mark "stop"
 systemctl stop vitrine.service
 settle 5
