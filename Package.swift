@@ -74,6 +74,11 @@ let package = Package(
             pkgConfig: "libmosquitto",
             providers: [.apt(["libmosquitto-dev"])]
         ),
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]
+        ),
         .systemLibrary(name: "CLinux"),
         .systemLibrary(name: "CCEC"),
         .target(name: "VitrineCore", swiftSettings: strict),
@@ -86,6 +91,7 @@ let package = Package(
             name: "VitrineRuntime",
             dependencies: [
                 "VitrineCore", "VitrineImage", "CDRM", "CUdev", "CLibInput", "CLinux", "CGPIOD", "CMosquitto", "CCEC",
+                "CMicroHTTPD",
             ],
             swiftSettings: strict
         ),
