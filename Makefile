@@ -156,7 +156,8 @@ faults: release fault-deps
 
 # The release binary on a real mosquitto broker (loopback ports, a password listener, a TLS listener with a test CA):
 # every command, state, Home Assistant discovery, faults (broker down, killed, stopped five minutes at a 0.2 s
-# interval, wrong password, hostile payloads), three players as a fleet. VITRINE_MQTT_STOP_SECONDS shortens the stop.
+# interval, wrong password, hostile payloads), three players as a fleet; about seven minutes. VITRINE_MQTT_STOP_SECONDS
+# shortens the stop.
 mqtt-test: release mqtt-deps
 	/usr/bin/python3 Tests/MQTT/test_mqtt.py --vitrine .build/release/vitrine
 
