@@ -46,12 +46,15 @@ public enum FileBytes {
 
     /// Writes through a temporary name and renames it into place, so a reader never sees half a file. `durable`
     /// also flushes the data to the disk before the rename, so after a power cut the name holds the old file or
-    /// the new one, whole (ext4's rename of a new file without fsync can leave it empty).
-    public static func writeAtomically(_ bytes: some Collection<UInt8>, to path: String, durable: Bool = false)
-        throws(FileError)
-    {
+    /// the new one, whole (ext4's rename of a new file without fsync can leave it empty). `mode` is the new file's
+    /// (less the umask), so a private file is never readable by others, not even under its temporary name.
+    public static func writeAtomically(
+        _ bytes: some Collection<UInt8>, to path: String, durable: Bool = false, mode: mode_t = 0o644
+    ) throws(FileError) {
         let temporary = "\(path).tmp-\(getpid())"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        // A temporary file left by a crash would keep its own mode through O_TRUNC.
+        unlink(temporary)
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
         guard descriptor >= 0 else { throw FileError(path: temporary, operation: "create", errno: errno) }
         let contiguous = Array(bytes)
         var written = 0

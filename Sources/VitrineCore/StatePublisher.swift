@@ -41,6 +41,14 @@ public struct StatePublisher: Sendable {
         return state
     }
 
+    /// A state published outside `offer` (on connecting, or when Home Assistant comes online): the spacing counts
+    /// from it.
+    public mutating func sent(_ state: String, now: Double) {
+        pending = nil
+        lastSent = state
+        lastTime = now
+    }
+
     /// A new connection: the next offer is published whatever was sent before (a broker that restarted without
     /// persistence lost the retained state).
     public mutating func reset() {

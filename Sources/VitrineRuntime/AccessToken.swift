@@ -26,7 +26,7 @@ public struct AccessToken: Equatable, Sendable {
     /// A new token replaces the old one at once: every paired phone must scan again.
     public static func rotate(_ path: String) throws(FileError) -> AccessToken {
         let token = AccessToken(value: try randomHex(bytes: 32))
-        try writePrivately(Array((token.value + "\n").utf8), to: path)
+        try FileBytes.writeAtomically(Array((token.value + "\n").utf8), to: path, durable: true, mode: 0o600)
         return token
     }
 
@@ -51,27 +51,5 @@ public struct AccessToken: Equatable, Sendable {
         }
         let digits = Array("0123456789abcdef")
         return String(bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] })
-    }
-
-    /// Created 600 under a temporary name and renamed over the old file, so no moment exists when others could
-    /// read it or when it is half written.
-    static func writePrivately(_ bytes: [UInt8], to path: String) throws(FileError) {
-        let temporary = "\(path).tmp-\(getpid())"
-        unlink(temporary)
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw FileError(path: temporary, operation: "create", errno: errno) }
-        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        let writeError = written == bytes.count ? 0 : (written < 0 ? errno : EIO)
-        let syncError = fsync(descriptor) == 0 ? 0 : errno
-        close(descriptor)
-        guard writeError == 0, syncError == 0 else {
-            unlink(temporary)
-            throw FileError(path: temporary, operation: "write", errno: writeError != 0 ? writeError : syncError)
-        }
-        guard rename(temporary, path) == 0 else {
-            let code = errno
-            unlink(temporary)
-            throw FileError(path: path, operation: "rename \(temporary) to", errno: code)
-        }
     }
 }

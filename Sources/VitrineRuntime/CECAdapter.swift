@@ -37,16 +37,9 @@ public final class CECAdapter {
 
     /// The adapters there are, described (for `vitrine probe` and to choose one).
     public static func list() -> [Info] {
-        guard let directory = opendir("/dev") else { return [] }
-        defer { closedir(directory) }
-        var paths: [String] = []
-        while let entry = readdir(directory) {
-            let name = FileBytes.entry(entry).name
-            if name.hasPrefix("cec"), name.dropFirst(3).allSatisfy(\.isNumber), name.count > 3 {
-                paths.append("/dev/\(name)")
-            }
-        }
-        return paths.sorted(by: NaturalOrder.less).compactMap { try? describe($0) }
+        guard let names = try? Library.entryNames(in: "/dev") else { return [] }
+        return names.filter { $0.count > 3 && $0.hasPrefix("cec") && $0.dropFirst(3).allSatisfy(\.isNumber) }
+            .sorted(by: NaturalOrder.less).compactMap { try? describe("/dev/\($0)") }
     }
 
     static func describe(_ path: String) throws(CECError) -> Info {

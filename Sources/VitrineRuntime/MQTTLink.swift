@@ -31,7 +31,8 @@ final class MQTTLink {
     /// When the housekeeping timer fires next; nil while it is disarmed.
     private var housekeepingDue: Double?
     private var categories: [String] = []
-    private var latestState: String?
+    /// The show's state as last told, whether or not it could be published then.
+    private var latestState: MQTTState?
     /// The slide on screen as JPEG, when `image` is on.
     private let thumbnails: ThumbnailWorker?
     private var latestImage: [UInt8]?
@@ -91,7 +92,9 @@ final class MQTTLink {
             perform(connection.timerFired(now: now), now: now)
         case .state:
             _ = stateTimer.acknowledge()
-            if let state = publisher.timerFired(now: now) { publishState(state) }
+            if let state = publisher.timerFired(now: now) {
+                client.publish(topics.state, Array(state.utf8), retain: true)
+            }
         case .image:
             switch thumbnails?.take() {
             case .success(let jpeg):
@@ -120,13 +123,14 @@ final class MQTTLink {
         }
     }
 
-    /// The state as it is after this turn of the loop; published when it changed, spaced out.
+    /// The state as it is after this turn of the loop; published when it changed, spaced out. Most turns (a
+    /// fade's steps, a key) change nothing here, and cost one comparison.
     func stateIs(_ state: MQTTState, now: Double) {
-        let json = state.json
-        latestState = json
+        guard state != latestState else { return }
+        latestState = state
         guard connection.isConnected else { return }
-        switch publisher.offer(json, now: now) {
-        case .publish(let text): publishState(text)
+        switch publisher.offer(state.json, now: now) {
+        case .publish(let text): client.publish(topics.state, Array(text.utf8), retain: true)
         case .wait(let until): stateTimer.arm(at: until)
         case .nothing: break
         }
@@ -199,8 +203,7 @@ final class MQTTLink {
             if payload == Array("online".utf8) {
                 log("MQTT: Home Assistant is online: discovery and state sent again")
                 publishDiscovery()
-                publisher.reset()
-                if let latestState { publishState(latestState) }
+                publishLatestState()
             }
             return
         }
@@ -217,8 +220,7 @@ final class MQTTLink {
         client.subscribe(topics.commandTopics + (settings.discovery ? [topics.homeAssistantStatus] : []))
         client.publish(topics.availability, Array("online".utf8), retain: true, qos: 1)
         publishDiscovery()
-        publisher.reset()
-        if let latestState { publishState(latestState) }
+        publishLatestState()
         if let latestImage { client.publish(topics.image, latestImage, retain: true) }
     }
 
@@ -231,9 +233,12 @@ final class MQTTLink {
         }
     }
 
-    private func publishState(_ state: String) {
-        _ = publisher.offer(state, now: MonotonicClock.seconds())
-        client.publish(topics.state, Array(state.utf8), retain: true)
+    /// Sent whatever was sent before (a broker restarted without persistence lost the retained state).
+    private func publishLatestState() {
+        publisher.reset()
+        guard let json = latestState?.json else { return }
+        publisher.sent(json, now: MonotonicClock.seconds())
+        client.publish(topics.state, Array(json.utf8), retain: true)
     }
 
     /// Keeps epoll watching the client's socket, which changes with each connection, for writing only while

@@ -110,6 +110,8 @@ public final class PlayerRuntime: LibraryFollowerOwner {
     private var presenceAndButtons: PresenceAndButtons?
     /// The MQTT broker (Home Assistant, a fleet); nil without `mqtt` settings or when they cannot be used.
     private var mqtt: MQTTLink?
+    /// The slide on screen, the playlist's size and the slide's number in it, as last told to the broker.
+    private var mqttPosition: (slide: SlideID?, count: Int, position: Int?)?
     /// HDMI-CEC to the TV; nil without `cec` settings or without an adapter to use.
     private var cec: CECLink?
     /// Text over the picture: the category banner for a few seconds, else the pause sign while paused by the user.
@@ -766,17 +768,23 @@ public final class PlayerRuntime: LibraryFollowerOwner {
     }
 
     /// The show's state and categories as they are after this turn, for the broker (sent only when changed).
+    /// Runs after every turn of the loop (each step of a fade too), so it reads only what is at hand; the slide's
+    /// place in the playlist, which takes a walk through the round, is looked up only when the slide or the
+    /// playlist's size changed.
     private func tellMQTT() {
         guard let mqtt else { return }
-        let now = MonotonicClock.seconds()
-        let status = player.status(now: now)
         mqtt.categoriesAre(player.categories)
+        let slide = player.onScreen
+        let count = player.playlist?.count ?? 0
+        if mqttPosition?.slide != slide || mqttPosition?.count != count {
+            mqttPosition = (slide, count, slide.flatMap { player.playlist?.number(of: $0) })
+        }
         mqtt.stateIs(
             MQTTState(
-                category: status.category, slide: status.slide?.name, position: status.position, count: status.count,
-                paused: status.paused, screenOn: display.isPoweredOn && player.screen.isOn,
+                category: player.active, slide: slide?.name, position: mqttPosition?.position, count: count,
+                paused: player.timer.reasons.sorted(), screenOn: display.isPoweredOn && player.screen.isOn,
                 present: presenceAndButtons?.isPresent, interval: player.options.interval, profile: profileNow.id),
-            now: now)
+            now: MonotonicClock.seconds())
     }
 
     var followedShow: LibraryFollower.Show {
@@ -824,7 +832,8 @@ public final class PlayerRuntime: LibraryFollowerOwner {
             exitStatus = 0
         case .screenPower(let on):
             display.setPower(on)
-            applyCEC(cec?.screen(on: on, now: MonotonicClock.seconds()), now: MonotonicClock.seconds())
+            let now = MonotonicClock.seconds()
+            applyCEC(cec?.screen(on: on, now: now), now: now)
         case .log(let line):
             log(line)
         case .warn(let line):

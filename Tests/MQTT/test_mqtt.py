@@ -289,7 +289,8 @@ def commands_act_as_on_the_socket(vitrine, work, broker):
             else:
                 same = reply and reply[1].decode() == answer
             record(bool(same), f"`{line}` answers over MQTT as on the socket: {answer[:70]!r}")
-        time.sleep(0.5)
+        # `reload` put the config's interval back: the state saying so is the last one there will be.
+        until(lambda: state(observer.since(0, f"{topic}/state")[-1][1]).get("interval") == 30, 5)
         last = observer.since(0, f"{topic}/state")[-1][1]
         retained = Observer(broker, f"{topic}/state", name="late")
         got = until(lambda: retained.since(0, f"{topic}/state"), 5)
@@ -391,6 +392,7 @@ def broker_down_killed_and_back(vitrine, work, broker):
     try:
         shown = until(lambda: player.status()["presented"] >= 5, 15)
         record(bool(shown), "with no broker at start the show plays (5 slides at 0.3 s)")
+        # A window for retries (the backoff's first waits are 1 and 2 s): only their absence from the log is checked.
         time.sleep(2)
         refusals = player.lines("MQTT: cannot connect")
         record(len(refusals) == 1, f"one log line for a broker that is down, not one per retry: {refusals}")
@@ -454,6 +456,7 @@ def wrong_password_and_credentials(vitrine, work, broker):
     exposed = Player(vitrine, work, "exposed", library,
                      mqtt_settings(broker, "exposed", port=broker.password_port, credentialsFile=open_file))
     try:
+        # A window for three or four refused attempts (backoff 1, 2, 4 s): the log must still have one line.
         time.sleep(6)
         lines = refused.lines("MQTT: cannot connect")
         record(len(lines) == 1 and "not authorised" in lines[0].lower(),
@@ -529,6 +532,7 @@ def fleet(vitrine, work, broker):
         start = time.monotonic()
         observer.publish("shop/group/lobby/cmd", "pause")
         until(lambda: paused_set(start) == {"lobby-1", "lobby-2"}, 2)
+        # A window in which the till would have paused too, had the group command reached it.
         time.sleep(0.5)
         statuses = {name: "user" in player.status()["paused"] for name, player in players.items()}
         record(statuses == {"lobby-1": True, "lobby-2": True, "till": False},
@@ -585,8 +589,8 @@ def broker_stopped_while_fast(vitrine, work, broker, seconds):
                 if words[index + 1] != "-":
                     values.append(float(words[index + 1]))
             return values
-        # The reference: the same player with the broker answering, for 20 s.
-        time.sleep(1)
+        # The reference: the same player with the broker answering, for 20 s, from its first measured slide.
+        until(lambda: player.lines("deadline-to-present"), 10)
         skip = len(player.lines("deadline-to-present"))
         time.sleep(20)
         reference = lateness(player.lines("deadline-to-present")[skip:])

@@ -28,6 +28,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, HERE)
 import test_display as display  # noqa: E402
+import test_gpio  # noqa: E402  (its Guest: status, photo matching)
 import vm as vmlib  # noqa: E402
 from test_input import make_library  # noqa: E402  (the Test photos and a one-photo Zeta category)
 
@@ -36,9 +37,8 @@ until = display.until
 TV = "/dev/cec0"
 
 
-class Guest:
-    def __init__(self, vm, vitrine, references):
-        self.vm, self.vitrine, self.references = vm, vitrine, references
+class Guest(test_gpio.Guest):
+    """The GPIO test's guest (status, which photo is on screen), with the TV on the CEC bus."""
 
     def tv(self, arguments):
         """The TV says something on the bus."""
@@ -60,22 +60,7 @@ class Guest:
         rc, out = self.vm.run(f"{self.vitrine} ctl --control /tmp/vitrine.sock {command}")
         return out.strip()
 
-    def status(self):
-        try:
-            return json.loads(self.ctl("status"))
-        except ValueError:
-            return {}
-
-    def photo(self, dump):
-        scores = [display.psnr(dump, r) for r in self.references]
-        best = max(range(len(scores)), key=lambda i: scores[i])
-        return best if scores[best] >= 35 else None
-
-    def shows(self, index, timeout=20):
-        dump, ok = display.wait_for(self.vm, lambda d: self.photo(d) == index, timeout)
-        return ok, self.photo(dump)
-
-    def log(self, name):
+    def output(self, name):
         with open(f"{self.vm.share}/{name}.out", errors="replace") as f:
             return f.read()
 
@@ -178,12 +163,14 @@ def run(vitrine):
 
         # vitrine probe asks the TV, played now by cec-follower, which answers Give Device Power Status.
         vm.spawn("follower", f"exec cec-follower -d {TV}")
-        time.sleep(1)
-        rc, out = vm.run(f"{vitrine} probe", timeout=60)
+
+        def probed():
+            rc, out = vm.run(f"{vitrine} probe", timeout=60)
+            line = next((l for l in out.splitlines() if l.startswith("/dev/cec1:")), "")
+            return rc == 0 and ("TV on" in line or "TV standby" in line), line
+        answered, line = until(probed, 30)
         vm.stop("follower")
-        line = next((l for l in out.splitlines() if l.startswith("/dev/cec1:")), "")
-        record(rc == 0 and "vivid-000-vid-out0" in line and "physical address 1.0.0.0" in line
-               and ("TV on" in line or "TV standby" in line),
+        record(answered and "vivid-000-vid-out0" in line and "physical address 1.0.0.0" in line,
                f"vitrine probe lists the adapter, its address and the TV's power: {line}")
 
         # A home that shares the TV: the player leaves it alone.
@@ -193,9 +180,11 @@ def run(vitrine):
         vm.spawn("shared", f"exec {vitrine} play --config {config}")
         ok, _ = g.shows(0, 60)
         g.ctl("screen off")
-        time.sleep(2)
+        until(lambda: (g.status().get("screen") == "off", None), 10)
         g.ctl("screen on")
-        time.sleep(3)
+        until(lambda: (g.status().get("screen") == "on", None), 10)
+        # Nothing must arrive: the bus is given the time the player needed above to send and the TV to log.
+        time.sleep(2)
         record(ok and (g.count(POWER_ON[0]), g.count(STANDBY)) == sent,
                f"with powerOnTV and standbyTV false the TV gets neither (sent before {sent}, after "
                f"{(g.count(POWER_ON[0]), g.count(STANDBY))})")
@@ -205,7 +194,7 @@ def run(vitrine):
         vm.spawn("missing", f"exec {vitrine} play --config {config}")
         ok, shown = g.shows(0, 60)
         vm.stop("missing")
-        lines = [line for line in g.log("missing").splitlines() if "/dev/cec7" in line]
+        lines = [line for line in g.output("missing").splitlines() if "/dev/cec7" in line]
         record(ok and len(lines) == 1,
                f"a missing adapter is one log line and the show plays (photo {shown}): {lines}")
         if not all(display.results):
