@@ -4,9 +4,12 @@
  * GNU libmicrohttpd 0.9.75 (Debian bookworm, Raspberry Pi OS) without a thread of its own: MHD_USE_EPOLL gives one
  * epoll descriptor for the listening socket and every connection, which the player's loop watches; MHD_run then
  * does what is ready. MHD_start_daemon takes its options as varargs, which Swift cannot call, and calls the access
- * handler several times per request while the body arrives; both are handled here. The shim gathers a request
- * whole (headers, body up to a cap) and makes one call to `handle`, which answers with a status, a content type
- * and a body; only VitrineRuntime's WebServer calls these.
+ * handler several times per request while the body arrives; both are handled here.
+ *
+ * A request is met twice: `begin` when its headers are in (it decides whether the body is gathered in memory up to
+ * a cap, streamed into a file the caller opened, or refused unread), and `handle` when the body is complete. An
+ * answer that needs work off the loop thread is deferred: the connection is suspended and `vitrine_http_resume`
+ * later hands in the answer. Only VitrineRuntime's WebServer calls these.
  */
 #include <errno.h>
 #include <microhttpd.h>
@@ -14,6 +17,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <arpa/inet.h>
 
 struct vitrine_http_answer {
@@ -23,25 +27,78 @@ struct vitrine_http_answer {
     size_t length;
     /* Extra response headers as "Name: value\n" lines, or NULL. */
     const char *headers;
+    /* handle: the answer comes later through vitrine_http_resume. */
+    int deferred;
 };
 
-/* One whole request. `headers` is "name\nvalue\n" pairs, names lowercased. The answer's memory must stay valid
- * until the handler returns: it is copied. */
-typedef void (*vitrine_http_handler)(void *context, const char *method, const char *url, const char *headers,
-                                     size_t headers_length, const void *body, size_t body_length,
+/* What begin decided for the body. */
+enum vitrine_http_body { VITRINE_HTTP_GATHER = 0, VITRINE_HTTP_STREAM = 1, VITRINE_HTTP_REFUSE = 2 };
+
+struct vitrine_http_start {
+    enum vitrine_http_body body;
+    /* STREAM: the open file the body is written to, its path (removed when the request ends unfinished) and the
+     * most bytes taken. Both are the shim's until handle. */
+    int descriptor;
+    const char *path;
+    unsigned long long limit;
+    /* REFUSE: the answer (copied). */
+    struct vitrine_http_answer answer;
+};
+
+/* The request as handle sees it. `headers` is "name\nvalue\n" pairs, names lowercased; `target` is the URI as
+ * sent (path and query, still percent-encoded). For a streamed body, `descriptor` and `path` become the handler's:
+ * it closes the file and keeps or removes it. */
+struct vitrine_http_request_view {
+    const void *id;
+    const char *method;
+    const char *path;
+    const char *target;
+    const char *headers;
+    size_t headers_length;
+    const void *body;
+    size_t body_length;
+    int descriptor;
+    const char *file;
+    unsigned long long streamed;
+    long long content_length;
+};
+
+typedef void (*vitrine_http_begin)(void *context, const struct vitrine_http_request_view *request,
+                                   struct vitrine_http_start *start);
+typedef void (*vitrine_http_handler)(void *context, const struct vitrine_http_request_view *request,
                                      struct vitrine_http_answer *answer);
 
 struct vitrine_http_server {
     struct MHD_Daemon *daemon;
     void *context;
+    vitrine_http_begin begin;
     vitrine_http_handler handle;
     size_t body_limit;
 };
 
 struct vitrine_http_request {
+    struct MHD_Connection *connection;
+    char *target;
+    char *headers;
+    size_t headers_length;
+    long long content_length;
+    int began;
     char *body;
     size_t length;
     int too_large;
+    int descriptor;
+    char *file;
+    unsigned long long limit;
+    unsigned long long streamed;
+    /* 0 or the status already answered while the body was still arriving (413, 507). */
+    unsigned int refused;
+    int suspended;
+    int answered_later;
+    unsigned int status;
+    char *content_type;
+    void *answer_body;
+    size_t answer_length;
+    char *answer_headers;
 };
 
 struct vitrine_http_header_text {
@@ -108,44 +165,164 @@ static enum MHD_Result vitrine_http_reply(struct MHD_Connection *connection, uns
     return result;
 }
 
+static enum MHD_Result vitrine_http_refuse(struct MHD_Connection *connection, unsigned int status) {
+    static const char too_large[] = "{\"error\":\"the request body is too large\"}";
+    static const char no_room[] = "{\"error\":\"the frame's disk is too full for this file\"}";
+    const char *text = status == 507 ? no_room : too_large;
+    return vitrine_http_reply(connection, status, "application/json", text, strlen(text), NULL);
+}
+
+static void vitrine_http_drop_file(struct vitrine_http_request *request) {
+    if (request->descriptor >= 0) {
+        close(request->descriptor);
+        request->descriptor = -1;
+    }
+    if (request->file) {
+        unlink(request->file);
+        free(request->file);
+        request->file = NULL;
+    }
+}
+
+static void vitrine_http_view(struct vitrine_http_request *request, const char *method, const char *url,
+                              struct vitrine_http_request_view *view) {
+    memset(view, 0, sizeof *view);
+    view->id = request;
+    view->method = method;
+    view->path = url;
+    view->target = request->target ? request->target : url;
+    view->headers = request->headers ? request->headers : "";
+    view->headers_length = request->headers_length;
+    view->descriptor = -1;
+    view->content_length = request->content_length;
+}
+
+/* The first call of a request (headers in, no body yet): gather them and ask `begin`. */
+static enum MHD_Result vitrine_http_begin_request(struct vitrine_http_server *server,
+                                                 struct vitrine_http_request *request,
+                                                 struct MHD_Connection *connection, const char *url,
+                                                 const char *method) {
+    request->began = 1;
+    request->connection = connection;
+    struct vitrine_http_header_text headers = {NULL, 0, 0};
+    MHD_get_connection_values(connection, MHD_HEADER_KIND, vitrine_http_collect_header, &headers);
+    request->headers = headers.text;
+    request->headers_length = headers.length;
+    const char *length = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    request->content_length = length ? strtoll(length, NULL, 10) : -1;
+    struct vitrine_http_request_view view;
+    vitrine_http_view(request, method, url, &view);
+    struct vitrine_http_start start;
+    memset(&start, 0, sizeof start);
+    start.descriptor = -1;
+    server->begin(server->context, &view, &start);
+    switch (start.body) {
+    case VITRINE_HTTP_STREAM:
+        request->descriptor = start.descriptor;
+        request->file = start.path ? strdup(start.path) : NULL;
+        request->limit = start.limit;
+        return MHD_YES;
+    case VITRINE_HTTP_REFUSE:
+        /* Answered before the body is read; libmicrohttpd closes the connection after it. */
+        request->refused = start.answer.status;
+        return vitrine_http_reply(connection, start.answer.status, start.answer.content_type, start.answer.body,
+                                  start.answer.length, start.answer.headers);
+    default:
+        return MHD_YES;
+    }
+}
+
+static enum MHD_Result vitrine_http_take_body(struct vitrine_http_server *server,
+                                             struct vitrine_http_request *request, const char *data, size_t chunk) {
+    if (request->refused) return MHD_YES;
+    if (request->descriptor >= 0) {
+        if (request->streamed + chunk > request->limit) {
+            vitrine_http_drop_file(request);
+            request->refused = 413;
+            return vitrine_http_refuse(request->connection, 413);
+        }
+        size_t written = 0;
+        while (written < chunk) {
+            ssize_t count = write(request->descriptor, data + written, chunk - written);
+            if (count < 0 && errno == EINTR) continue;
+            if (count <= 0) {
+                int full = errno == ENOSPC || errno == EDQUOT;
+                vitrine_http_drop_file(request);
+                if (!full) return MHD_NO;
+                request->refused = 507;
+                return vitrine_http_refuse(request->connection, 507);
+            }
+            written += (size_t)count;
+        }
+        request->streamed += chunk;
+        return MHD_YES;
+    }
+    if (request->too_large || request->length + chunk > server->body_limit) {
+        request->too_large = 1;
+        return MHD_YES;
+    }
+    char *grown = realloc(request->body, request->length + chunk);
+    if (grown == NULL) return MHD_NO;
+    memcpy(grown + request->length, data, chunk);
+    request->body = grown;
+    request->length += chunk;
+    return MHD_YES;
+}
+
 static enum MHD_Result vitrine_http_access(void *cls, struct MHD_Connection *connection, const char *url,
                                           const char *method, const char *version, const char *upload_data,
                                           size_t *upload_data_size, void **con_cls) {
     (void)version;
     struct vitrine_http_server *server = cls;
     struct vitrine_http_request *request = *con_cls;
-    if (request == NULL) {
-        request = calloc(1, sizeof *request);
-        if (request == NULL) return MHD_NO;
-        *con_cls = request;
-        return MHD_YES;
-    }
+    if (request == NULL) return MHD_NO;
+    if (!request->began) return vitrine_http_begin_request(server, request, connection, url, method);
     if (*upload_data_size > 0) {
         size_t chunk = *upload_data_size;
         *upload_data_size = 0;
-        if (request->too_large || request->length + chunk > server->body_limit) {
-            request->too_large = 1;
-            return MHD_YES;
-        }
-        char *grown = realloc(request->body, request->length + chunk);
-        if (grown == NULL) return MHD_NO;
-        memcpy(grown + request->length, upload_data, chunk);
-        request->body = grown;
-        request->length += chunk;
+        return vitrine_http_take_body(server, request, upload_data, chunk);
+    }
+    if (request->refused) return MHD_YES;
+    if (request->answered_later) {
+        return vitrine_http_reply(connection, request->status, request->content_type, request->answer_body,
+                                  request->answer_length, request->answer_headers);
+    }
+    if (request->suspended) return MHD_YES;
+    if (request->too_large) return vitrine_http_refuse(connection, 413);
+    struct vitrine_http_request_view view;
+    vitrine_http_view(request, method, url, &view);
+    view.body = request->body;
+    view.body_length = request->length;
+    view.descriptor = request->descriptor;
+    view.file = request->file;
+    view.streamed = request->streamed;
+    struct vitrine_http_answer answer = {500, "text/plain", "", 0, NULL, 0};
+    server->handle(server->context, &view, &answer);
+    if (request->descriptor >= 0) {
+        /* The handler has the file now. */
+        request->descriptor = -1;
+        free(request->file);
+        request->file = NULL;
+    }
+    if (answer.deferred) {
+        request->suspended = 1;
+        MHD_suspend_connection(connection);
         return MHD_YES;
     }
-    if (request->too_large) {
-        static const char refused[] = "{\"error\":\"the request body is too large\"}";
-        return vitrine_http_reply(connection, 413, "application/json", refused, sizeof refused - 1, NULL);
-    }
-    struct vitrine_http_header_text headers = {NULL, 0, 0};
-    MHD_get_connection_values(connection, MHD_HEADER_KIND, vitrine_http_collect_header, &headers);
-    struct vitrine_http_answer answer = {500, "text/plain", "", 0, NULL};
-    server->handle(server->context, method, url, headers.text ? headers.text : "", headers.length, request->body,
-                   request->length, &answer);
-    free(headers.text);
     return vitrine_http_reply(connection, answer.status, answer.content_type, answer.body, answer.length,
                               answer.headers);
+}
+
+/* Called with the URI as sent before anything else of the request: its return value becomes the request's state. */
+static void *vitrine_http_uri(void *cls, const char *uri, struct MHD_Connection *connection) {
+    (void)cls;
+    (void)connection;
+    struct vitrine_http_request *request = calloc(1, sizeof *request);
+    if (request == NULL) return NULL;
+    request->descriptor = -1;
+    request->content_length = -1;
+    request->target = uri ? strdup(uri) : NULL;
+    return request;
 }
 
 static void vitrine_http_completed(void *cls, struct MHD_Connection *connection, void **con_cls,
@@ -155,18 +332,39 @@ static void vitrine_http_completed(void *cls, struct MHD_Connection *connection,
     (void)code;
     struct vitrine_http_request *request = *con_cls;
     if (request) {
+        vitrine_http_drop_file(request);
+        free(request->target);
+        free(request->headers);
         free(request->body);
+        free(request->content_type);
+        free(request->answer_body);
+        free(request->answer_headers);
         free(request);
         *con_cls = NULL;
     }
 }
 
+/* The answer to a deferred request (`id` from its view); its memory is copied. */
+static inline void vitrine_http_resume(const void *id, const struct vitrine_http_answer *answer) {
+    struct vitrine_http_request *request = (struct vitrine_http_request *)id;
+    if (!request->suspended || request->answered_later) return;
+    request->status = answer->status;
+    request->content_type = strdup(answer->content_type ? answer->content_type : "text/plain");
+    request->answer_length = answer->length;
+    request->answer_body = malloc(answer->length ? answer->length : 1);
+    if (request->answer_body && answer->length) memcpy(request->answer_body, answer->body, answer->length);
+    request->answer_headers = answer->headers ? strdup(answer->headers) : NULL;
+    request->answered_later = 1;
+    request->suspended = 0;
+    MHD_resume_connection(request->connection);
+}
+
 /* Listens on `address` (IPv4 dotted quad) and `port` with bounded connections: at most `connections` at once and
- * `per_ip` from one address, each dropped after `timeout` idle seconds, `memory` bytes of buffers each. NULL with
- * errno when it cannot. */
+ * `per_ip` from one address, each dropped after `timeout` idle seconds, `memory` bytes of buffers each. With
+ * `certificate` and `key` (PEM text), HTTPS. -1 with errno when it cannot. */
 static inline int vitrine_http_start(struct vitrine_http_server *server, const char *address, uint16_t port,
                                      unsigned int connections, unsigned int per_ip, unsigned int timeout,
-                                     size_t memory) {
+                                     size_t memory, const char *certificate, const char *key) {
     struct sockaddr_in where;
     memset(&where, 0, sizeof where);
     where.sin_family = AF_INET;
@@ -181,11 +379,16 @@ static inline int vitrine_http_start(struct vitrine_http_server *server, const c
         {MHD_OPTION_PER_IP_CONNECTION_LIMIT, (intptr_t)per_ip, NULL},
         {MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t)timeout, NULL},
         {MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)memory, NULL},
+        {MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)vitrine_http_uri, NULL},
+        {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)vitrine_http_completed, NULL},
+        {certificate ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0, (void *)certificate},
+        {MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)key},
         {MHD_OPTION_END, 0, NULL},
     };
-    server->daemon = MHD_start_daemon(MHD_USE_EPOLL, 0, NULL, NULL, vitrine_http_access, server,
-                                      MHD_OPTION_NOTIFY_COMPLETED, vitrine_http_completed, NULL, MHD_OPTION_ARRAY,
-                                      options, MHD_OPTION_END);
+    unsigned int flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | (certificate ? MHD_USE_TLS : 0);
+    server->daemon = MHD_start_daemon(flags, 0, NULL, NULL, vitrine_http_access, server, MHD_OPTION_ARRAY, options,
+                                      MHD_OPTION_END);
+    if (server->daemon == NULL && errno == 0) errno = EADDRINUSE;
     return server->daemon ? 0 : -1;
 }
 

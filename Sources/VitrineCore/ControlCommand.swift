@@ -65,6 +65,8 @@ public enum ControlCommand: Equatable, Sendable {
             switch rest {
             case "next": return .category(.next)
             case "prev", "previous": return .category(.previous)
+            // The library root's own photos: a category with no name.
+            case "\"\"": return .category(.named(""))
             default: return .category(.named(rest))
             }
         default: return nil

@@ -67,6 +67,8 @@ public struct Settings: Sendable, Equatable {
     public var mqtt: MQTTSettings?
     /// HDMI-CEC to the TV; nil: the player does not speak CEC.
     public var cec: CECSettings?
+    /// The web remote; nil: no HTTP server.
+    public var web: WebSettings?
 
     public init() {}
 
@@ -76,7 +78,7 @@ public struct Settings: Sendable, Equatable {
         "fontPath",
         "transition", "transitionSeconds", "pairPortraits", "caption", "captionPosition", "captionSize", "locale",
         "metricsFile", "metricsInterval", "positionFile", "positionSaveInterval", "rescanInterval",
-        "headerCacheFolder", "renditionCacheFolder", "gpio", "presence", "mqtt", "cec",
+        "headerCacheFolder", "renditionCacheFolder", "gpio", "presence", "mqtt", "cec", "web",
     ]
     public static let displayKeyNames = ["backend", "device", "connector", "mode", "headlessSize", "vtSwitching"]
     public static let scheduleKeyNames = ["off", "on"]
@@ -104,6 +106,7 @@ public struct Settings: Sendable, Equatable {
             $0.isEmpty ? $0 : FileBytes.resolve($0, relativeTo: base)
         }
         settings.mqtt = settings.mqtt?.resolved(relativeTo: base)
+        settings.web = settings.web?.resolved(relativeTo: base)
         return settings
     }
 
@@ -182,6 +185,9 @@ public struct Settings: Sendable, Equatable {
         }
         if let cec = try object.object("cec") {
             settings.cec = try CECSettings.parse(cec)
+        }
+        if let web = try object.object("web") {
+            settings.web = try WebSettings.parse(web)
         }
         if let mqtt = try object.object("mqtt") {
             settings.mqtt = try MQTTSettings.parse(mqtt)

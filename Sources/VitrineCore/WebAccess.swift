@@ -60,12 +60,7 @@ public enum WebAccess {
     }
 
     static func queryToken(_ target: String) -> String? {
-        guard let mark = target.firstIndex(of: "?") else { return nil }
-        for pair in target[target.index(after: mark)...].split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1)
-            if parts.count == 2, parts[0] == "token" { return String(parts[1]) }
-        }
-        return nil
+        WebQuery.parse(target)["token"]
     }
 
     static func cookieToken(_ header: String) -> String? {

@@ -17,6 +17,16 @@ public final class PlayerRuntime: LibraryFollowerOwner {
         case watchdog, metrics, position, terminal, libraryCheck, rescan, indexes, renditions
         case mqttSocket, mqttAttempt, mqttHousekeeping, mqttRetry, mqttState, mqttImage
         case cecAdapter, cecTimer
+        case webServer, webWorker, webSlide, webTimer
+
+        init(_ source: WebRemote.Source) {
+            switch source {
+            case .server: self = .webServer
+            case .worker: self = .webWorker
+            case .slide: self = .webSlide
+            case .timer: self = .webTimer
+            }
+        }
 
         init(_ source: CECLink.Source) {
             switch source {
@@ -114,6 +124,8 @@ public final class PlayerRuntime: LibraryFollowerOwner {
     private var mqttPosition: (slide: SlideID?, count: Int, position: Int?)?
     /// HDMI-CEC to the TV; nil without `cec` settings or without an adapter to use.
     private var cec: CECLink?
+    /// The web remote; nil without `web` settings or when it cannot listen.
+    private var web: WebRemote?
     /// Text over the picture: the category banner for a few seconds, else the pause sign while paused by the user.
     private let overlay: TextOverlay
     /// The screen was unplugged; the show holds (screen-off reason) until it is back.
@@ -363,6 +375,7 @@ public final class PlayerRuntime: LibraryFollowerOwner {
             settings: configuration.settings, in: loop, now: MonotonicClock.seconds(), log: log)
         startMQTT(configuration.settings)
         startCEC(configuration.settings)
+        startWeb(configuration.settings)
         follower.owner = self
         send(.start(categories: follower.start(now: MonotonicClock.seconds()), now: MonotonicClock.seconds()))
         followSchedule()
@@ -399,6 +412,7 @@ public final class PlayerRuntime: LibraryFollowerOwner {
         presenceAndButtons?.close()
         mqtt?.close()
         cec?.close()
+        web?.close()
         worker.stop()
         follower.stop()
         control?.close()
@@ -476,6 +490,10 @@ public final class PlayerRuntime: LibraryFollowerOwner {
             applyCEC(cec?.handle(.adapter, now: now), now: now)
         case .cecTimer:
             applyCEC(cec?.handle(.timer, now: now), now: now)
+        case .webServer: web?.handle(.server, now: now)
+        case .webWorker: web?.handle(.worker, now: now)
+        case .webSlide: web?.handle(.slide, now: now)
+        case .webTimer: web?.handle(.timer, now: now)
         case nil:
             if let events = presenceAndButtons?.handle(token: ready.token, now: now) {
                 sendAll(events)
@@ -652,7 +670,13 @@ public final class PlayerRuntime: LibraryFollowerOwner {
             || settings.presence != configuration.settings.presence
         let mqttChanged = settings.mqtt != configuration.settings.mqtt
         let oldCEC = configuration.settings.cec
+        let webChanged = settings.web != configuration.settings.web
         configuration.settings = settings
+        if webChanged {
+            web?.close()
+            web = nil
+            startWeb(settings)
+        }
         if gpioChanged { reopenPresenceAndButtons(settings, now: now) }
         if mqttChanged {
             mqtt?.close()
@@ -728,6 +752,40 @@ public final class PlayerRuntime: LibraryFollowerOwner {
         }
         mqtt = link
         tellMQTT()
+    }
+
+    /// Listens for the web remote. A port in use or a missing certificate is one log line; the show goes on.
+    private func startWeb(_ settings: Settings) {
+        guard let webSettings = settings.web else { return }
+        let remote: WebRemote
+        do {
+            remote = try WebRemote(
+                settings: webSettings, library: library, budget: budget,
+                renditionCache: StateDirectory.renditionCacheFolder(settings: settings),
+                stateFolder: StateDirectory.path, log: log)
+        } catch {
+            log(.error, "\(error); the show goes on without the web remote")
+            return
+        }
+        remote.owner = WebRemote.Owner(
+            status: { [unowned self] in self.statusLine(now: MonotonicClock.seconds()) },
+            answer: { [unowned self] line in self.answer(line) },
+            metrics: { [unowned self] in MetricsWriter.render(self.currentFigures()) },
+            activeCategory: { [unowned self] in self.player.active })
+        remote.libraryChanged = { [unowned self] in
+            var changes = LibraryWatcher.Changes()
+            changes.categoriesChanged = true
+            changes.activeChanged = true
+            self.follower.libraryChanged(changes, now: MonotonicClock.seconds())
+        }
+        do {
+            try remote.start(in: loop, token: { Token($0).rawValue })
+        } catch {
+            log(.error, "web remote: \(error); the show goes on without it")
+            remote.close()
+            return
+        }
+        web = remote
     }
 
     /// Opens the CEC adapter the settings ask for (a missing one is one log line; the show goes on).
@@ -844,6 +902,7 @@ public final class PlayerRuntime: LibraryFollowerOwner {
     /// A new slide: a crossfade from the one on screen when fades are on and the screen can show one, else a cut.
     private func present(_ frame: Frame, _ record: PresentRecord) {
         mqtt?.slideOnTheWay(frame)
+        web?.slideOnTheWay(frame, now: MonotonicClock.seconds())
         // Only the first step now: painting a second one meanwhile would hold up seeing the first land (the
         // viewer's latency); the third buffer is used from the first completed step on.
         display.show(crossfader.present(frame, record, screenCanFade: display.canFade, now: MonotonicClock.seconds()))
@@ -941,6 +1000,15 @@ public final class PlayerRuntime: LibraryFollowerOwner {
     /// Rewrites the metrics file (when one is configured) with the figures as they are now.
     private func writeMetrics() {
         guard let metricsWriter else { return }
+        do {
+            try metricsWriter.write(currentFigures())
+        } catch {
+            log(.warning, "\(error)")
+        }
+    }
+
+    /// The figures as they are now.
+    private func currentFigures() -> MetricsWriter.Figures {
         figures.residentBytes = ProcessMemory.residentBytes()
         figures.budgetUsedBytes = budget.used
         figures.pauseReasons = player.timer.reasons
@@ -951,11 +1019,7 @@ public final class PlayerRuntime: LibraryFollowerOwner {
         figures.mqttReconnects = mqtt?.reconnects ?? 0
         figures.cecTV = cec?.state.tvPower.rawValue
         figures.cecActiveSource = cec?.state.isActiveSource ?? false
-        do {
-            try metricsWriter.write(figures)
-        } catch {
-            log(.warning, "\(error)")
-        }
+        return figures
     }
 
     private func logStats(_ record: PresentRecord, now: Double) {

@@ -11,12 +11,47 @@ import VitrineCore
 /// watched with the player's others and `run()` does what is ready, so no request is served while a flip or a
 /// decode result waits, and a slow or hostile client costs one bounded connection, never the show.
 public final class WebServer {
+    /// A request whose answer was deferred, for `answer(_:_:)`.
+    public struct Pending: Hashable, Sendable {
+        let address: UInt
+        /// A request built outside the server (tests), which nothing can answer later.
+        public static let none = Pending(address: 0)
+    }
+
     public struct Request: Sendable {
         public var method: String
+        /// The path, percent-decoded.
+        public var path: String
+        /// The path and query as sent.
         public var target: String
         /// Names in lowercase.
         public var headers: [String: String]
         public var body: [UInt8]
+        /// The Content-Length the client announced, nil without one.
+        public var contentLength: UInt64?
+        /// A streamed body: its file, now the handler's to close and keep or remove, and its size.
+        public var upload: Upload?
+        public var pending: Pending
+
+        public init(
+            method: String, path: String, target: String, headers: [String: String], body: [UInt8] = [],
+            contentLength: UInt64? = nil, upload: Upload? = nil, pending: Pending = .none
+        ) {
+            self.method = method
+            self.path = path
+            self.target = target
+            self.headers = headers
+            self.body = body
+            self.contentLength = contentLength
+            self.upload = upload
+            self.pending = pending
+        }
+    }
+
+    public struct Upload: Sendable {
+        public var descriptor: Int32
+        public var path: String
+        public var bytes: UInt64
     }
 
     public struct Response: Sendable {
@@ -35,6 +70,27 @@ public final class WebServer {
         public static func json(_ status: Int, _ text: String) -> Response {
             Response(status: status, contentType: "application/json", body: Array(text.utf8))
         }
+
+        public static func error(_ status: Int, _ message: String) -> Response {
+            .json(status, "{\"error\":\(JSONText.quote(message))}")
+        }
+    }
+
+    /// What to do with a request's body, decided when its headers are in.
+    public enum Start {
+        /// Gathered in memory up to `Limits.bodyBytes`.
+        case gather
+        /// Written as it arrives into an open file (owned by the server until `handle`), at most `limit` bytes;
+        /// the file is removed when the request ends unfinished.
+        case stream(descriptor: Int32, path: String, limit: UInt64)
+        /// Answered at once, the body unread.
+        case refuse(Response)
+    }
+
+    public enum Reply {
+        case now(Response)
+        /// Answered later with `answer(_:_:)` (work off the loop thread); the connection waits, suspended.
+        case later
     }
 
     public struct Limits: Sendable {
@@ -49,22 +105,40 @@ public final class WebServer {
         public init() {}
     }
 
-    /// Holds the handler and the answer's bytes until libmicrohttpd has copied them; its address is handed to C.
+    /// Holds the handlers and the answer's bytes until libmicrohttpd has copied them; its address is handed to C.
     private final class Handler {
-        let handle: (Request) -> Response
-        var body: UnsafeMutableRawPointer?
-        var contentType: UnsafeMutablePointer<CChar>?
-        var headers: UnsafeMutablePointer<CChar>?
+        let begin: (Request) -> Start
+        let handle: (Request) -> Reply
+        var memory: [UnsafeMutableRawPointer] = []
+        var pending: Set<Pending> = []
 
-        init(_ handle: @escaping (Request) -> Response) { self.handle = handle }
+        init(begin: @escaping (Request) -> Start, handle: @escaping (Request) -> Reply) {
+            self.begin = begin
+            self.handle = handle
+        }
 
         func release() {
-            free(body)
-            free(contentType)
-            free(headers)
-            body = nil
-            contentType = nil
-            headers = nil
+            for pointer in memory { free(pointer) }
+            memory = []
+        }
+
+        /// The response as C sees it, valid until the next `release()`.
+        func answer(_ response: Response) -> vitrine_http_answer {
+            release()
+            let body = malloc(max(1, response.body.count))
+            response.body.withUnsafeBytes { bytes in
+                if let base = bytes.baseAddress, let body { memcpy(body, base, bytes.count) }
+            }
+            let contentType = strdup(response.contentType)
+            let extra = response.headers.map { "\($0.0): \($0.1)\n" }.joined()
+            let headers = extra.isEmpty ? nil : strdup(extra)
+            memory = [
+                body, contentType.map { UnsafeMutableRawPointer($0) }, headers.map { UnsafeMutableRawPointer($0) },
+            ]
+            .compactMap { $0 }
+            return vitrine_http_answer(
+                status: UInt32(response.status), content_type: contentType, body: body, length: response.body.count,
+                headers: headers, deferred: 0)
         }
 
         deinit { release() }
@@ -75,43 +149,60 @@ public final class WebServer {
     public let descriptor: Int32
     public let port: UInt16
 
+    /// `certificate` and `key` (PEM text) make it HTTPS.
     public init(
-        address: String, port: UInt16, limits: Limits = Limits(), handle: @escaping (Request) -> Response
+        address: String, port: UInt16, limits: Limits = Limits(), tls: (certificate: String, key: String)? = nil,
+        begin: @escaping (Request) -> Start = { _ in .gather }, handle: @escaping (Request) -> Reply
     ) throws(RuntimeError) {
-        handler = Handler(handle)
+        handler = Handler(begin: begin, handle: handle)
         server = .allocate(capacity: 1)
         server.initialize(
             to: vitrine_http_server(
                 daemon: nil, context: Unmanaged.passUnretained(handler).toOpaque(),
-                handle: { context, method, url, headers, headersLength, body, bodyLength, answer in
-                    guard let context, let answer else { return }
+                begin: { context, view, start in
+                    guard let context, let view, let start else { return }
                     let handler = Unmanaged<Handler>.fromOpaque(context).takeUnretainedValue()
-                    let request = Request(
-                        method: method.map { String(cString: $0) } ?? "GET",
-                        target: url.map { String(cString: $0) } ?? "/",
-                        headers: WebServer.headers(headers, count: headersLength),
-                        body: body.map { Array(UnsafeRawBufferPointer(start: $0, count: bodyLength)) } ?? [])
-                    let response = handler.handle(request)
-                    handler.release()
-                    handler.body = malloc(max(1, response.body.count))
-                    response.body.withUnsafeBytes { bytes in
-                        if let base = bytes.baseAddress, let target = handler.body {
-                            memcpy(target, base, bytes.count)
-                        }
+                    switch handler.begin(WebServer.request(view.pointee)) {
+                    case .gather:
+                        start.pointee.body = VITRINE_HTTP_GATHER
+                    case .stream(let descriptor, let path, let limit):
+                        start.pointee.body = VITRINE_HTTP_STREAM
+                        start.pointee.descriptor = descriptor
+                        handler.release()
+                        let copy = strdup(path)
+                        handler.memory = copy.map { [UnsafeMutableRawPointer($0)] } ?? []
+                        start.pointee.path = UnsafePointer(copy)
+                        start.pointee.limit = limit
+                    case .refuse(let response):
+                        start.pointee.body = VITRINE_HTTP_REFUSE
+                        start.pointee.answer = handler.answer(response)
                     }
-                    handler.contentType = strdup(response.contentType)
-                    let extra = response.headers.map { "\($0.0): \($0.1)\n" }.joined()
-                    handler.headers = extra.isEmpty ? nil : strdup(extra)
-                    answer.pointee = vitrine_http_answer(
-                        status: UInt32(response.status), content_type: handler.contentType,
-                        body: handler.body, length: response.body.count, headers: handler.headers)
+                },
+                handle: { context, view, answer in
+                    guard let context, let view, let answer else { return }
+                    let handler = Unmanaged<Handler>.fromOpaque(context).takeUnretainedValue()
+                    let request = WebServer.request(view.pointee)
+                    switch handler.handle(request) {
+                    case .now(let response):
+                        answer.pointee = handler.answer(response)
+                    case .later:
+                        handler.pending.insert(request.pending)
+                        answer.pointee.deferred = 1
+                    }
                 },
                 body_limit: limits.bodyBytes))
-        guard
-            vitrine_http_start(
+        let server = self.server
+        let started: Int32
+        if let tls {
+            started = vitrine_http_start(
                 server, address, port, limits.connections, limits.perAddress, limits.idleSeconds,
-                limits.memoryPerConnection) == 0
-        else {
+                limits.memoryPerConnection, tls.certificate, tls.key)
+        } else {
+            started = vitrine_http_start(
+                server, address, port, limits.connections, limits.perAddress, limits.idleSeconds,
+                limits.memoryPerConnection, nil, nil)
+        }
+        guard started == 0 else {
             let code = errno
             server.deinitialize(count: 1)
             server.deallocate()
@@ -121,9 +212,26 @@ public final class WebServer {
         self.port = vitrine_http_port(server)
     }
 
-    /// Closes the listening socket and every connection.
+    /// Answers a deferred request; one no longer waiting (already answered, or the server stopped) is ignored.
+    public func answer(_ pending: Pending, _ response: Response) {
+        guard server.pointee.daemon != nil, handler.pending.remove(pending) != nil,
+            let id = UnsafeRawPointer(bitPattern: pending.address)
+        else { return }
+        var answer = handler.answer(response)
+        vitrine_http_resume(id, &answer)
+        handler.release()
+    }
+
+    /// Requests still waiting for `answer`.
+    public var pendingCount: Int { handler.pending.count }
+
+    /// Closes the listening socket and every connection; deferred requests are answered 503 first (libmicrohttpd
+    /// must not stop with a connection suspended).
     public func stop() {
         guard server.pointee.daemon != nil else { return }
+        for pending in handler.pending {
+            answer(pending, .error(503, "the player is stopping"))
+        }
         MHD_stop_daemon(server.pointee.daemon)
         server.pointee.daemon = nil
     }
@@ -145,6 +253,21 @@ public final class WebServer {
         guard server.pointee.daemon != nil else { return nil }
         let milliseconds = vitrine_http_timeout(server)
         return milliseconds < 0 ? nil : Double(milliseconds) / 1000
+    }
+
+    static func request(_ view: vitrine_http_request_view) -> Request {
+        Request(
+            method: view.method.map { String(cString: $0) } ?? "GET",
+            path: view.path.map { String(cString: $0) } ?? "/",
+            target: view.target.map { String(cString: $0) } ?? "/",
+            headers: headers(view.headers, count: view.headers_length),
+            body: view.body.map { Array(UnsafeRawBufferPointer(start: $0, count: view.body_length)) } ?? [],
+            contentLength: view.content_length >= 0 ? UInt64(view.content_length) : nil,
+            upload: view.descriptor >= 0
+                ? Upload(
+                    descriptor: view.descriptor, path: view.file.map { String(cString: $0) } ?? "",
+                    bytes: view.streamed) : nil,
+            pending: Pending(address: UInt(bitPattern: view.id)))
     }
 
     static func headers(_ text: UnsafePointer<CChar>?, count: Int) -> [String: String] {

@@ -54,9 +54,10 @@ struct WebServerTests {
         let seen = Locked<WebServer.Request?>(nil)
         let server = try WebServer(address: "127.0.0.1", port: 0) { request in
             seen.withLock { $0 = request }
-            return WebServer.Response(
-                status: 200, contentType: "application/json", body: Array("{\"ok\":true}".utf8),
-                headers: [("Set-Cookie", "vitrine_token=t; HttpOnly; SameSite=Strict")])
+            return .now(
+                WebServer.Response(
+                    status: 200, contentType: "application/json", body: Array("{\"ok\":true}".utf8),
+                    headers: [("Set-Cookie", "vitrine_token=t; HttpOnly; SameSite=Strict")]))
         }
         defer { server.stop() }
         #expect(server.port > 0)
@@ -72,7 +73,8 @@ struct WebServerTests {
         #expect(answer.hasSuffix("{\"ok\":true}"))
         let request = try #require(seen.withLock { $0 })
         #expect(request.method == "POST")
-        #expect(request.target == "/api/command")
+        #expect(request.path == "/api/command")
+        #expect(request.target == "/api/command?x=1")
         #expect(request.headers["authorization"] == "Bearer abc")
         #expect(request.headers["host"] == "frame.lan")
         #expect(request.body == Array(body.utf8))
@@ -84,7 +86,7 @@ struct WebServerTests {
         let handled = Locked(0)
         let server = try WebServer(address: "127.0.0.1", port: 0, limits: limits) { _ in
             handled.withLock { $0 += 1 }
-            return .json(200, "{}")
+            return .now(.json(200, "{}"))
         }
         defer { server.stop() }
         let body = String(repeating: "x", count: 5000)
@@ -98,10 +100,142 @@ struct WebServerTests {
     }
 
     @Test func aPortInUseIsOneClearError() throws {
-        let first = try WebServer(address: "127.0.0.1", port: 0) { _ in .json(200, "{}") }
+        let first = try WebServer(address: "127.0.0.1", port: 0) { _ in .now(.json(200, "{}")) }
         defer { first.stop() }
         #expect(throws: RuntimeError.self) {
-            _ = try WebServer(address: "127.0.0.1", port: first.port) { _ in .json(200, "{}") }
+            _ = try WebServer(address: "127.0.0.1", port: first.port) { _ in .now(.json(200, "{}")) }
         }
+    }
+
+    static func temporaryFolder() throws -> String {
+        var template = Array("/tmp/vitrine-web-XXXXXX".utf8CString)
+        let made = try #require(template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress) })
+        return String(cString: made)
+    }
+
+    @Test func aStreamedBodyGoesToTheFileAndTheHandlerGetsIt() throws {
+        let folder = try Self.temporaryFolder()
+        let path = folder + "/.upload"
+        let received = Locked<(bytes: UInt64, content: [UInt8])?>(nil)
+        let server = try WebServer(
+            address: "127.0.0.1", port: 0,
+            begin: { _ in
+                .stream(descriptor: open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600), path: path, limit: 1 << 20)
+            },
+            handle: { request in
+                guard let upload = request.upload else { return .now(.error(400, "no upload")) }
+                close(upload.descriptor)
+                let content = (try? FileBytes.read(upload.path)) ?? []
+                unlink(upload.path)
+                received.withLock { $0 = (upload.bytes, content) }
+                return .now(.json(201, "{}"))
+            })
+        defer { server.stop() }
+        // More than the 64 KiB gathered in memory: the stream is what takes it.
+        let body = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        let head = Array(
+            "POST /api/photos HTTP/1.1\r\nHost: frame.lan\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n"
+                .utf8)
+        let answer = Self.exchange(server, head + body)
+        #expect(answer.hasPrefix("HTTP/1.1 201"), "\(answer.prefix(80))")
+        let got = try #require(received.withLock { $0 })
+        #expect(got.bytes == UInt64(body.count))
+        #expect(got.content == body)
+    }
+
+    @Test func aStreamOverItsLimitIsRefusedAndItsFileRemoved() throws {
+        let folder = try Self.temporaryFolder()
+        let path = folder + "/.upload"
+        let handled = Locked(0)
+        let server = try WebServer(
+            address: "127.0.0.1", port: 0,
+            begin: { _ in .stream(descriptor: open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600), path: path, limit: 1000)
+            },
+            handle: { _ in
+                handled.withLock { $0 += 1 }
+                return .now(.json(201, "{}"))
+            })
+        defer { server.stop() }
+        let body = [UInt8](repeating: 7, count: 50_000)
+        let head = Array(
+            "POST /api/photos HTTP/1.1\r\nHost: frame.lan\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n"
+                .utf8)
+        let answer = Self.exchange(server, head + body)
+        #expect(answer.hasPrefix("HTTP/1.1 413"), "\(answer.prefix(80))")
+        #expect(handled.withLock { $0 } == 0)
+        #expect(!FileBytes.exists(path))
+    }
+
+    @Test func aRefusalAtTheHeadersIsAnsweredWithoutTheBody() throws {
+        let server = try WebServer(
+            address: "127.0.0.1", port: 0, begin: { _ in .refuse(.error(401, "no token")) },
+            handle: { _ in .now(.json(200, "{}")) })
+        defer { server.stop() }
+        let answer = Self.exchange(
+            server,
+            Array(
+                "POST /x HTTP/1.1\r\nHost: frame.lan\r\nContent-Length: 10\r\nConnection: close\r\n\r\n0123456789".utf8)
+        )
+        #expect(answer.hasPrefix("HTTP/1.1 401"), "\(answer.prefix(80))")
+        #expect(answer.hasSuffix("{\"error\":\"no token\"}"))
+    }
+
+    @Test func aDeferredAnswerComesWhenItIsGiven() throws {
+        let waiting = Locked<WebServer.Pending?>(nil)
+        let server = try WebServer(address: "127.0.0.1", port: 0) { request in
+            waiting.withLock { $0 = request.pending }
+            return .later
+        }
+        defer { server.stop() }
+        let answer = Locked<String?>(nil)
+        let port = server.port
+        let client = JoinableThread {
+            answer.withLock { $0 = Self.get(port: port, "GET /later HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n") }
+        }
+        var answeredAt: Double?
+        let deadline = MonotonicClock.seconds() + 5
+        while answer.withLock({ $0 }) == nil && MonotonicClock.seconds() < deadline {
+            var ready = pollfd(fd: server.descriptor, events: Int16(POLLIN), revents: 0)
+            _ = poll(&ready, 1, 20)
+            server.run()
+            if answeredAt == nil, let pending = waiting.withLock({ $0 }) {
+                #expect(server.pendingCount == 1)
+                answeredAt = MonotonicClock.seconds()
+                server.answer(pending, .json(200, "{\"late\":true}"))
+                // A second answer to the same request is ignored.
+                server.answer(pending, .json(500, "{}"))
+            }
+        }
+        client.join()
+        let text = try #require(answer.withLock { $0 })
+        #expect(text.hasPrefix("HTTP/1.1 200"), "\(text.prefix(80))")
+        #expect(text.hasSuffix("{\"late\":true}"))
+        #expect(server.pendingCount == 0)
+    }
+
+    /// One request on a fresh connection, read to its end.
+    static func get(port: UInt16, _ request: String) -> String {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else { return "" }
+        let bytes = Array(request.utf8)
+        _ = bytes.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        var received: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+            if count <= 0 { break }
+            received += chunk[0..<count]
+        }
+        return String(decoding: received, as: UTF8.self)
     }
 }
