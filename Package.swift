@@ -79,6 +79,11 @@ let package = Package(
             pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
+        .systemLibrary(
+            name: "CQRencode",
+            pkgConfig: "libqrencode",
+            providers: [.apt(["libqrencode-dev"])]
+        ),
         .systemLibrary(name: "CLinux"),
         .systemLibrary(name: "CCEC"),
         .target(name: "VitrineCore", swiftSettings: strict),
@@ -91,7 +96,7 @@ let package = Package(
             name: "VitrineRuntime",
             dependencies: [
                 "VitrineCore", "VitrineImage", "CDRM", "CUdev", "CLibInput", "CLinux", "CGPIOD", "CMosquitto", "CCEC",
-                "CMicroHTTPD",
+                "CMicroHTTPD", "CQRencode",
             ],
             swiftSettings: strict
         ),

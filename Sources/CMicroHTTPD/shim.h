@@ -86,6 +86,7 @@ struct vitrine_http_request {
     char *body;
     size_t length;
     int too_large;
+    int disk_full;
     int descriptor;
     char *file;
     unsigned long long limit;
@@ -100,6 +101,9 @@ struct vitrine_http_request {
     size_t answer_length;
     char *answer_headers;
 };
+
+/* Bytes past a limit read and dropped so the client gets its 413; beyond this the connection is closed. */
+#define VITRINE_HTTP_DISCARD_LIMIT (256ULL << 20)
 
 struct vitrine_http_header_text {
     char *text;
@@ -237,9 +241,12 @@ static enum MHD_Result vitrine_http_take_body(struct vitrine_http_server *server
     if (request->refused) return MHD_YES;
     if (request->descriptor >= 0) {
         if (request->streamed + chunk > request->limit) {
+            /* libmicrohttpd 0.9.75 cannot queue an answer while a body is still arriving: the rest is read and
+             * dropped (the file is gone at once), then answered 413; a client that sends far more is cut off. */
             vitrine_http_drop_file(request);
-            request->refused = 413;
-            return vitrine_http_refuse(request->connection, 413);
+            request->too_large = 1;
+            request->streamed += chunk;
+            return MHD_YES;
         }
         size_t written = 0;
         while (written < chunk) {
@@ -249,15 +256,20 @@ static enum MHD_Result vitrine_http_take_body(struct vitrine_http_server *server
                 int full = errno == ENOSPC || errno == EDQUOT;
                 vitrine_http_drop_file(request);
                 if (!full) return MHD_NO;
-                request->refused = 507;
-                return vitrine_http_refuse(request->connection, 507);
+                request->disk_full = 1;
+                request->too_large = 1;
+                return MHD_YES;
             }
             written += (size_t)count;
         }
         request->streamed += chunk;
         return MHD_YES;
     }
-    if (request->too_large || request->length + chunk > server->body_limit) {
+    if (request->too_large) {
+        request->streamed += chunk;
+        return request->streamed > VITRINE_HTTP_DISCARD_LIMIT ? MHD_NO : MHD_YES;
+    }
+    if (request->length + chunk > server->body_limit) {
         request->too_large = 1;
         return MHD_YES;
     }
@@ -288,7 +300,7 @@ static enum MHD_Result vitrine_http_access(void *cls, struct MHD_Connection *con
                                   request->answer_length, request->answer_headers);
     }
     if (request->suspended) return MHD_YES;
-    if (request->too_large) return vitrine_http_refuse(connection, 413);
+    if (request->too_large) return vitrine_http_refuse(connection, request->disk_full ? 507 : 413);
     struct vitrine_http_request_view view;
     vitrine_http_view(request, method, url, &view);
     view.body = request->body;

@@ -1,5 +1,4 @@
 import VitrineCore
-
 import VitrineRuntime
 
 /// Minimal JSON output for `--json` (keys in the given order, strings escaped per RFC 8259).

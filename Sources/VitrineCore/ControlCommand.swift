@@ -16,13 +16,15 @@ public enum ControlCommand: Equatable, Sendable {
     case screen(on: Bool)
     /// Seconds each slide stays, from the next slide on, until the next reload or restart.
     case interval(Double)
+    /// A new access token for the web remote: every paired phone must pair again.
+    case rotateToken
 
     /// Longer lines are refused: no command comes near this, and a client must not make the player buffer much.
     public static let maximumLineBytes = 1024
 
     public static let usage =
         "next, prev, pause, resume, toggle, first, category NAME|next|prev, screen on|off, interval SECONDS, status, "
-        + "reload"
+        + "reload, token rotate"
     /// The seconds `interval` takes, as the config file's `interval`.
     public static let intervalRange = 0.05...86400.0
 
@@ -36,6 +38,7 @@ public enum ControlCommand: Equatable, Sendable {
         case "interval": takes = "interval takes seconds from 0.05 to 86400, e.g. interval 12.5"
         case "screen": takes = "screen takes on or off"
         case "category": takes = "category takes a name, next or prev"
+        case "token": takes = "token takes rotate"
         case "next", "prev", "previous", "pause", "resume", "toggle", "status", "reload", "first":
             takes = "\(word) takes nothing after it"
         default: return "unknown command \(JSONText.quote(shown)) (commands: \(usage))"
@@ -56,6 +59,7 @@ public enum ControlCommand: Equatable, Sendable {
         case ("status", true): return .status
         case ("reload", true): return .reload
         case ("first", true): return .first
+        case ("token", false) where rest == "rotate": return .rotateToken
         case ("screen", false) where rest == "on": return .screen(on: true)
         case ("screen", false) where rest == "off": return .screen(on: false)
         case ("interval", false):

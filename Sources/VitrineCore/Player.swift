@@ -95,6 +95,8 @@ public struct Player {
         case inputHold(until: Double?)
         /// Tell the viewer the category and slide (a banner; a log line until text rendering arrives).
         case announce(String)
+        /// Show the web remote's pairing code for a while (the Info action), where there is a web remote.
+        case showPairingCode
         /// A key bound to quit was pressed.
         case quit
         case log(String)
@@ -113,6 +115,7 @@ public struct Player {
             case .screenPower(let on): return on ? "screen on" : "screen off"
             case .inputHold(let until): return until.map { "hold until \($0)" } ?? "hold off"
             case .announce(let text): return "announce \(text)"
+            case .showPairingCode: return "pairing code"
             case .quit: return "quit"
             case .log(let line): return "log \(line)"
             case .warn(let line): return "warn \(line)"
@@ -339,7 +342,7 @@ public struct Player {
         case .previousCategory: command = .category(.previous)
         case .pause: return perform(.toggle, now: now)
         case .quit: return [.log("quit key pressed"), .quit]
-        case .info: return [.announce(infoText)]
+        case .info: return [.announce(infoText), .showPairingCode]
         case .screen: return perform(.screen(on: !screen.isOn), now: now)
         default:
             guard let number = action.categoryNumber else { return [] }
@@ -393,7 +396,7 @@ public struct Player {
             options.interval = seconds
             timer.changeInterval(to: seconds)
             return [.log("interval \(JSONText.number(seconds)) s from the next slide")]
-        case .status, .reload:
+        case .status, .reload, .rotateToken:
             // Answered by the runtime: the player has nothing to do for them.
             return []
         case .screen(let on):

@@ -458,7 +458,7 @@ public final class PlayerRuntime: LibraryFollowerOwner {
         case .inputHold:
             if inputHoldTimer.acknowledge() { send(.inputHoldEnded(now: now)) }
         case .banner:
-            overlay.timerFired()
+            overlay.timerFired(now: now)
         case .watchdog:
             watchdogTimer.acknowledge()
             guard let notifier, let interval = notifier.watchdogInterval else { return }
@@ -886,6 +886,12 @@ public final class PlayerRuntime: LibraryFollowerOwner {
         case .announce(let line):
             log("showing: \(line)")
             overlay.announce(line, now: MonotonicClock.seconds())
+        case .showPairingCode:
+            guard let web else { return }
+            let url = web.pairingURL()
+            guard let code = QRCodeEncoder.matrix(for: url) else { return }
+            log("showing the web remote's pairing code for \(Int(TextOverlay.pairingSeconds)) s")
+            overlay.showPairingCode(code, now: MonotonicClock.seconds())
         case .quit:
             exitStatus = 0
         case .screenPower(let on):
@@ -1046,6 +1052,15 @@ public final class PlayerRuntime: LibraryFollowerOwner {
         let now = MonotonicClock.seconds()
         if command == .status { return statusLine(now: now) }
         if command == .reload { return reload(now: now).map { "error: \($0)" } ?? "ok" }
+        if command == .rotateToken {
+            guard let web else { return "error: the web remote is off (no web settings)" }
+            do {
+                _ = try web.rotateToken()
+                return "ok"
+            } catch {
+                return "error: \(error)"
+            }
+        }
         // A slide asked for by name counts, in `--stats`, from the request.
         switch command {
         case .next, .previous, .first, .category: advanceDeadline = now

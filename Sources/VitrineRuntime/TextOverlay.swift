@@ -2,16 +2,26 @@ import VitrineCore
 import VitrineImage
 
 /// Text over the picture on screen: the category banner (or the slide's name) for a few seconds, else "Paused"
-/// while the user paused. It costs a strip the size of the text and the pixels under it (kept to take the text
-/// off again), never another frame. A new picture comes without text; the text is painted again over it.
+/// while the user paused; and the web remote's pairing code for a minute after Info. It costs a strip the size of
+/// the text (and the code's square) and the pixels under them (kept to take them off again), never another frame.
+/// A new picture comes without them; they are painted again over it.
 final class TextOverlay {
     /// Seconds a banner stays.
     static let bannerSeconds = 3.0
+    /// Seconds the pairing code stays: long enough to find the phone and open its camera.
+    static let pairingSeconds = 60.0
+
+    private struct Wanted: Equatable {
+        var text: String?
+        var code: QRMatrix?
+    }
 
     private let renderer: TextRenderer?
     private let timer: MonotonicTimer
-    private var banner: String?
-    private var shown: (text: String, saved: BannerPainter.Saved)?
+    private var banner: (text: String, until: Double)?
+    private var pairing: (code: QRMatrix, until: Double)?
+    /// What is painted, with the pixels under each part, in the order painted.
+    private var shown: (wanted: Wanted, saved: [BannerPainter.Saved])?
 
     init(renderer: TextRenderer?) throws(RuntimeError) {
         self.renderer = renderer
@@ -20,39 +30,61 @@ final class TextOverlay {
 
     var descriptor: Int32 { timer.descriptor }
 
+    /// Whether the pairing code is up.
+    var showsPairingCode: Bool { pairing != nil }
+
     func announce(_ line: String, now: Double) {
-        banner = line
-        timer.arm(at: now + Self.bannerSeconds)
+        banner = (line, now + Self.bannerSeconds)
+        rearm()
     }
 
-    func timerFired() {
-        if timer.acknowledge() { banner = nil }
+    func showPairingCode(_ code: QRMatrix, now: Double) {
+        pairing = (code, now + Self.pairingSeconds)
+        rearm()
     }
 
-    /// The picture under the text was replaced: nothing of it is on screen any more.
+    func timerFired(now: Double) {
+        guard timer.acknowledge() else { return }
+        if let banner, banner.until <= now { self.banner = nil }
+        if let pairing, pairing.until <= now { self.pairing = nil }
+        rearm()
+    }
+
+    private func rearm() {
+        if let next = [banner?.until, pairing?.until].compactMap({ $0 }).min() {
+            timer.arm(at: next)
+        } else {
+            timer.disarm()
+        }
+    }
+
+    /// The picture under the overlay was replaced: nothing of it is on screen any more.
     func pictureReplaced() { shown = nil }
 
-    /// Puts the text that should be over the picture there, or takes it away, through `show` (which paints the
-    /// overlay at once: the caller asks only while the screen is lit and no flip is in flight).
+    /// Puts what should be over the picture there, or takes it away, through `show` (which paints the overlay at
+    /// once: the caller asks only while the screen is lit and no flip is in flight).
     func refresh(paused: Bool, canvas: Size, rotation: Rotation, show: (DisplayContent) -> Void) {
-        guard let renderer else { return }
-        let wanted = banner ?? (paused ? "Paused" : nil)
-        guard wanted != shown?.text else { return }
-        let previous = shown?.saved
-        let strip = wanted.map { renderer.render($0) }
-        var painted: BannerPainter.Saved?
+        let text = renderer == nil ? nil : banner?.text ?? (paused ? "Paused" : nil)
+        let wanted = Wanted(text: text, code: pairing?.code)
+        let nothing = Wanted(text: nil, code: nil)
+        guard wanted != (shown?.wanted ?? nothing) else { return }
+        let previous = shown?.saved ?? []
+        let strip = text.flatMap { renderer?.render($0) }
+        var painted: [BannerPainter.Saved] = []
         show(
             .overlay { pixels, _, stride in
-                previous?.restore(into: pixels, stride: stride)
+                for saved in previous.reversed() { saved.restore(into: pixels, stride: stride) }
+                if let code = wanted.code,
+                    let saved = QRCodePainter.paint(
+                        code, canvas: canvas, rotation: rotation, into: pixels, stride: stride)
+                {
+                    painted.append(saved)
+                }
                 if let strip {
-                    painted = BannerPainter.paint(
-                        strip, canvas: canvas, rotation: rotation, into: pixels, stride: stride)
+                    painted.append(
+                        BannerPainter.paint(strip, canvas: canvas, rotation: rotation, into: pixels, stride: stride))
                 }
             })
-        if let wanted, let painted {
-            shown = (wanted, painted)
-        } else {
-            shown = nil
-        }
+        shown = painted.isEmpty ? nil : (wanted, painted)
     }
 }

@@ -35,8 +35,6 @@ final class WebRemote {
         "/style.css": ("style.css", "text/css; charset=utf-8"),
         "/api/openapi.json": ("openapi.json", "application/json"),
     ]
-    /// Someone looked at the slide within this many seconds: the next slides' pictures are made ahead.
-    static let slideWatchSeconds = 60.0
 
     let settings: WebSettings
     private let server: WebServer
@@ -61,7 +59,6 @@ final class WebRemote {
     private var submitted: Int?
     private weak var latestFrame: Frame?
     private var slideWaiting: [WebServer.Pending] = []
-    private var slideAskedAt = -Double.infinity
     /// Called after a photo was added, hidden, shown or trashed: the library changed.
     var libraryChanged: () -> Void = {}
 
@@ -152,7 +149,14 @@ final class WebRemote {
         case .worker:
             for (pending, response) in worker.take() {
                 if let started = uploads.removeValue(forKey: pending), response.status == 201 {
-                    log("web remote: \(started.name) added to \(PhotoShelf.label(started.category))")
+                    let saved = (try? JSONParser.parse(String(decoding: response.body, as: UTF8.self)))?.kind
+                    var name = started.name
+                    if case .object(let members)? = saved,
+                        case .string(let text)? = members.first(where: { $0.key == "name" })?.value.kind
+                    {
+                        name = text
+                    }
+                    log("web remote: \(name) added to \(PhotoShelf.label(started.category))")
                     libraryChanged()
                 } else if response.status == 200, response.headers.contains(where: { $0.0 == "X-Vitrine-Changed" }) {
                     libraryChanged()
@@ -161,9 +165,9 @@ final class WebRemote {
             }
             server.run()
         case .slide:
-            if case .success(let jpeg)? = slides.take(), let submitted {
-                slideJPEG = (jpeg, submitted)
-            }
+            // Nil while only an older slide's picture finished: the newest is still being made.
+            guard let result = slides.take() else { break }
+            if case .success(let jpeg) = result, let submitted { slideJPEG = (jpeg, submitted) }
             submitted = nil
             let waiting = slideWaiting
             slideWaiting = []
@@ -188,7 +192,9 @@ final class WebRemote {
     func slideOnTheWay(_ frame: Frame, now: Double) {
         shown += 1
         latestFrame = frame
-        if now - slideAskedAt < Self.slideWatchSeconds { submitSlide() }
+        // The frame is not kept (it is the display's), so its picture is made now, one at a time, newest first:
+        // a page opened an hour into a slide still gets it.
+        submitSlide()
     }
 
     private func submitSlide() {
@@ -218,9 +224,32 @@ final class WebRemote {
     }
 
     /// The page's address with the token, for the pairing code.
-    func pairingURL(host: String?) -> String {
-        let base = settings.publicURL ?? "\(secure ? "https" : "http")://\(host ?? settings.address):\(server.port)"
+    func pairingURL() -> String {
+        let host = settings.address == "0.0.0.0" ? Self.networkAddress() ?? "127.0.0.1" : settings.address
+        let base = settings.publicURL ?? "\(secure ? "https" : "http")://\(host):\(server.port)"
         return "\(base)/?token=\(token)"
+    }
+
+    /// The frame's first IPv4 address on a network (not loopback): where a phone on the same network finds it.
+    static func networkAddress() -> String? {
+        var list: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&list) == 0 else { return nil }
+        defer { freeifaddrs(list) }
+        var entry = list
+        while let current = entry {
+            defer { entry = current.pointee.ifa_next }
+            guard let address = current.pointee.ifa_addr, address.pointee.sa_family == sa_family_t(AF_INET),
+                current.pointee.ifa_flags & UInt32(IFF_LOOPBACK) == 0,
+                current.pointee.ifa_flags & UInt32(IFF_UP) != 0
+            else { continue }
+            var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
+            let found = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { inet in
+                var raw = inet.pointee.sin_addr
+                return inet_ntop(AF_INET, &raw, &text, socklen_t(text.count)) != nil
+            }
+            if found { return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) }
+        }
+        return nil
     }
 
     // MARK: Requests
@@ -371,7 +400,6 @@ final class WebRemote {
     }
 
     private func slide(_ request: WebServer.Request) -> WebServer.Reply {
-        slideAskedAt = MonotonicClock.seconds()
         if let slideJPEG, slideJPEG.made == shown { return .now(LibraryThumbnails.response(slideJPEG.jpeg)) }
         if submitted == nil { submitSlide() }
         if submitted != nil {

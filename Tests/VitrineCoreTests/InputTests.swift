@@ -61,6 +61,14 @@ import VitrineCore
 }
 
 @Suite struct InputActionTests {
+    @Test func infoTellsTheSlideAndAsksForThePairingCode() throws {
+        var (player, _) = try PlayerTests().started()
+        let shown = PlayerTests.text(player.handle(.user(.info, now: 1)))
+        #expect(shown.count == 2)
+        #expect(shown.first?.hasPrefix("announce ") == true)
+        #expect(shown.last == "pairing code")
+    }
+
     @Test func navigationHoldsTheTimerThenGivesAFullInterval() throws {
         var (player, prefetch) = try PlayerTests().started()
         _ = player.handle(.flipDone(now: 0))

@@ -109,8 +109,10 @@ struct WebServerTests {
 
     static func temporaryFolder() throws -> String {
         var template = Array("/tmp/vitrine-web-XXXXXX".utf8CString)
-        let made = try #require(template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress) })
-        return String(cString: made)
+        let made = template.withUnsafeMutableBufferPointer { buffer in
+            buffer.baseAddress.flatMap { mkdtemp($0) }.map { String(cString: $0) }
+        }
+        return try #require(made)
     }
 
     @Test func aStreamedBodyGoesToTheFileAndTheHandlerGetsIt() throws {
@@ -190,7 +192,8 @@ struct WebServerTests {
         let answer = Locked<String?>(nil)
         let port = server.port
         let client = JoinableThread {
-            answer.withLock { $0 = Self.get(port: port, "GET /later HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n") }
+            let text = Self.get(port: port, "GET /later HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+            answer.withLock { $0 = text }
         }
         var answeredAt: Double?
         let deadline = MonotonicClock.seconds() + 5
