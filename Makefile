@@ -20,6 +20,8 @@ BENCH_PACKAGES := libjpeg-turbo-progs libvips-tools python3-pil time rsync
 DEPLOY_CHECK_PACKAGES := shellcheck systemd passwd python3
 # The MQTT tests: Debian's broker, paho as Home Assistant and fleet operator, openssl for the test CA, Pillow.
 MQTT_PACKAGES := mosquitto python3-paho-mqtt openssl python3-pil
+# The web remote's tests: headless Chromium driven by Selenium, Pillow; schemathesis comes from PyPI into a venv.
+WEB_PACKAGES := chromium chromium-driver python3-selenium python3-pil python3-venv
 # The fault tests sync with rsync, read snapshots with Pillow and mount a FUSE share with bindfs.
 FAULT_PACKAGES := rsync python3-pil util-linux bindfs fuse3
 # libFuzzer: executions per target (or FUZZ_SECONDS, whichever ends first). `make fuzz` is the full run.
@@ -29,7 +31,7 @@ FUZZ_TARGETS := jpeg png webp heif settings devices control
 
 .PHONY: builtin-devices all deps check-deps bench-deps deploy-check-deps build release run test unit-tests lint format shellcheck \
 	check-photos check-renditions vm-test deploy-test bench clean fault-deps faults test-asan \
-	test-tsan fuzz soak vm-lowram vm-pacing mqtt-deps mqtt-test
+	test-tsan fuzz soak vm-lowram vm-pacing mqtt-deps mqtt-test web-deps web-test
 
 all: build
 
@@ -64,6 +66,9 @@ fault-deps:
 
 mqtt-deps:
 	$(call apt_install,$(MQTT_PACKAGES))
+
+web-deps:
+	$(call apt_install,$(WEB_PACKAGES))
 
 build: deps
 	$(SWIFT) build
@@ -161,7 +166,14 @@ faults: release fault-deps
 mqtt-test: release mqtt-deps
 	/usr/bin/python3 Tests/MQTT/test_mqtt.py --vitrine .build/release/vitrine
 
-test: lint shellcheck deploy-test unit-tests check-photos check-renditions faults mqtt-test vm-test
+# The web remote on the release binary: the page in headless Chromium at phone size (next, category, upload, hide,
+# screen), the security checks (tokens, cross-site, names, a 2 GiB upload, 500 idle connections and a slowloris
+# with the flips timed), and schemathesis on web/openapi.json; about two minutes. The page's screenshot is kept in
+# .build/web-test/.
+web-test: release web-deps
+	/usr/bin/python3 Tests/Web/test_web.py --vitrine .build/release/vitrine
+
+test: lint shellcheck deploy-test unit-tests check-photos check-renditions faults mqtt-test web-test vm-test
 
 # The test suite under AddressSanitizer and ThreadSanitizer, each in its own build folder; the end-to-end tests run
 # that build's own vitrine executable.

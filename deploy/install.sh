@@ -422,6 +422,12 @@ install_file "$work/vitrine-console.service" "$HELPER" 644 config
 ensure_dir "$CONF_DIR"
 install_file "$work/vitrine.json" "$CONFIG" 644 config
 install_file "$work/devices.json" "$DEVICES" 644 config
+# The web remote's page, found beside the binary ($SHARE is ../share/vitrine from $BIN); the player's own files,
+# brought up to date like the binary.
+ensure_dir "$SHARE/web"
+for page in index.html app.js style.css openapi.json; do
+    install_file "$repo/web/$page" "$SHARE/web/$page" 644 binary
+done
 
 # The service user: no home, no shell; the groups that open the screen, the input devices and (Raspberry Pi OS's
 # gpio group, where there is one) the GPIO chips for buttons and a motion sensor.
