@@ -9,7 +9,7 @@ umask 022
 
 usage() {
     cat <<'EOF'
-Usage: deploy/install.sh [--root DIR] [--binary PATH] [--library DIR] [--no-packages]
+Usage: deploy/install.sh [--root DIR] [--binary PATH] [--library DIR] [--web] [--no-packages]
        deploy/install.sh --uninstall [--root DIR]
 
 Installs /usr/local/bin/vitrine, /etc/systemd/system/vitrine.service (and its helper vitrine-console.service),
@@ -23,6 +23,9 @@ folder, and enables the service (in the running system also starts it).
                   --static-swift-stdlib in this checkout)
   --library DIR   the photo library folder, as the target sees it (default /srv/vitrine); created when missing
                   (owned by $SUDO_USER when set), never emptied or removed
+  --web           turn on the web remote (port 8080) in a new config, and let the service write the library
+                  (uploads, hide, delete): the unit gets ReadWritePaths= for it, and a library created here
+                  belongs to the vitrine user and group (mode 2775)
   --no-packages   do not install the Debian packages Vitrine needs
   --uninstall     remove what an earlier run installed; edited configs and the library are kept (and listed)
   -h, --help      this text
@@ -61,6 +64,7 @@ binary=
 library=/srv/vitrine
 packages=true
 uninstall=false
+web=false
 while [ $# -gt 0 ]; do
     case $1 in
     --root | --binary | --library)
@@ -76,6 +80,7 @@ while [ $# -gt 0 ]; do
     --binary=*) binary=${1#*=} && shift ;;
     --library=*) library=${1#*=} && shift ;;
     --no-packages) packages=false && shift ;;
+    --web) web=true && shift ;;
     --uninstall) uninstall=true && shift ;;
     -h | --help)
         usage
@@ -394,6 +399,10 @@ else
 fi
 grep -qF "  $json_library" "$work/vitrine.json" ||
     die "could not set the library in a copy of $repo/Config/vitrine.json"
+if $web; then
+    sed -i "1s#^{\$#{\n  \"web\": {\"port\": 8080},#" "$work/vitrine.json"
+    grep -qF '  "web": {"port": 8080},' "$work/vitrine.json" || die "could not turn on the web remote in the config"
+fi
 if command -v python3 >/dev/null; then
     python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$work/vitrine.json" ||
         die "the config made from $repo/Config/vitrine.json is not valid JSON"
@@ -402,6 +411,11 @@ cp -- "$repo/Config/devices.json" "$work/devices.json"
 sed "s#^ReadOnlyPaths=-/srv/vitrine\$#ReadOnlyPaths=-$library#" "$here/vitrine.service" >"$work/vitrine.service"
 grep -qx "ReadOnlyPaths=-$library" "$work/vitrine.service" ||
     die "$here/vitrine.service has no ReadOnlyPaths=-/srv/vitrine line"
+if $web; then
+    # The web remote writes the library: uploads, and hide and delete (moves into .hidden and .trash).
+    sed -i "s#^ReadOnlyPaths=-$library\$#ReadWritePaths=-$library#" "$work/vitrine.service"
+    say "web remote: the unit may write the library $library (ReadWritePaths=)"
+fi
 case $library/ in
 /home/* | /root/* | /run/user/*)
     # ProtectHome=yes would hide it from the player.
@@ -475,6 +489,22 @@ fi
 # left exactly as it is.
 if [ -d "$R$library" ]; then
     say "library $R$library/ exists: left as it is"
+    if $web; then
+        say "web remote: uploads need the vitrine user to write $library and its category folders" \
+            "(e.g. chgrp -R vitrine $library && chmod -R g+w $library)"
+    fi
+elif $web; then
+    # The player adds photos and folders; its group, inherited by new folders (setgid), lets admins in it copy too.
+    mkdir -p -- "$R$library"
+    if [ "$(id -u)" -eq 0 ] && user_exists "$USER_NAME"; then
+        if [ -z "$R" ]; then
+            chown "$USER_NAME:" -- "$R$library"
+        else
+            chown "$(awk -F: -v name="$USER_NAME" '$1 == name { print $3 ":" $4 }' "$R/etc/passwd")" -- "$R$library"
+        fi
+    fi
+    chmod 2775 -- "$R$library"
+    say "created library $R$library/ (owned by $USER_NAME, mode 2775: add yourself to group $USER_NAME to copy in)"
 else
     mkdir -p -- "$R$library"
     owner=

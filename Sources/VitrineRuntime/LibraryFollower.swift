@@ -246,7 +246,7 @@ final class LibraryFollower {
         let seconds = JSONText.number((outcome.seconds * 10).rounded() / 10)
         switch outcome.result {
         case .success(let rendition):
-            log("\(outcome.job.original): wrote \(rendition) in \(seconds) s; the photo plays again")
+            log("\(outcome.job.original): wrote \(rendition) in \(seconds) s; the show reads it from now on")
             // The cache is not watched: the category playing is read again with the new rendition in it.
             var changes = LibraryWatcher.Changes()
             changes.activeChanged = true

@@ -772,6 +772,7 @@ public final class PlayerRuntime: LibraryFollowerOwner {
             answer: { [unowned self] line in self.answer(line) },
             metrics: { [unowned self] in MetricsWriter.render(self.currentFigures()) },
             activeCategory: { [unowned self] in self.player.active })
+        remote.renditions = follower.renditionMaker
         remote.libraryChanged = { [unowned self] in
             var changes = LibraryWatcher.Changes()
             changes.categoriesChanged = true

@@ -90,6 +90,11 @@ final class RenditionMaker: @unchecked Sendable {
         }
     }
 
+    /// Whether a photo of this upright size gets a rendition smaller than itself for the screen.
+    func wouldShrink(_ upright: Size) -> Bool {
+        monitor.locked { !RenditionPlan.targets(upright: upright, profiles: [profile], fit: fit).isEmpty }
+    }
+
     /// Queues a photo; false when it was queued before (it is tried once per run).
     @discardableResult
     func submit(_ job: Job) -> Bool {

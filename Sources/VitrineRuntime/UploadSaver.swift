@@ -65,7 +65,10 @@ struct UploadSaver: Sendable {
     /// On the web worker: the body is all in the temporary file. Its content must be a photo the player shows
     /// (a name's extension that lies is corrected: a PNG sent as `x.jpg` is kept as `x.png`); it is synced, then
     /// given its name without replacing anything.
-    static func finish(_ started: Started, upload: WebServer.Upload) -> WebServer.Response {
+    /// `saved` is told the photo's path and upright size once it is in the library.
+    static func finish(
+        _ started: Started, upload: WebServer.Upload, saved tell: (String, Size) -> Void = { _, _ in }
+    ) -> WebServer.Response {
         var kept = false
         defer { if !kept { unlink(upload.path) } }
         let synced = fsync(upload.descriptor)
@@ -75,13 +78,13 @@ struct UploadSaver: Sendable {
             return .error(500, "cannot sync \(upload.path): \(String(cString: strerror(syncError)))")
         }
         guard upload.bytes > 0 else { return .error(400, "\(JSONText.quote(started.name)) is empty") }
-        let format: ImageFormat
+        let header: ImageHeader
         do throws(ImageError) {
-            format = try FrameRenderer(budget: MemoryBudget(limit: 1 << 20)).header(of: upload.path).format
+            header = try FrameRenderer(budget: MemoryBudget(limit: 1 << 20)).header(of: upload.path)
         } catch {
             return .error(415, "\(JSONText.quote(started.name)) is not a photo the frame can show: \(error.reasonText)")
         }
-        let name = renamed(started.name, for: format)
+        let name = renamed(started.name, for: header.format)
         let saved: String
         do throws(WebError) {
             saved = try PhotoShelf.move(upload.path, toFolder: started.folder, name: name)
@@ -89,6 +92,7 @@ struct UploadSaver: Sendable {
             return error.response
         }
         kept = true
+        tell("\(started.folder)/\(saved)", header.displayedSize)
         return .json(
             201,
             "{\"category\":\(JSONText.quote(started.category)),\"name\":\(JSONText.quote(saved)),"

@@ -59,6 +59,8 @@ final class WebRemote {
     private var submitted: Int?
     private weak var latestFrame: Frame?
     private var slideWaiting: [WebServer.Pending] = []
+    /// Makes the screen's rendition of each photo uploaded (nil without a rendition cache).
+    var renditions: RenditionMaker?
     /// Called after a photo was added, hidden, shown or trashed: the library changed.
     var libraryChanged: () -> Void = {}
 
@@ -449,7 +451,18 @@ final class WebRemote {
             guard let started = uploads[request.pending], let upload = request.upload else {
                 return .now(.error(400, "an upload needs ?category= and ?name= and the photo as the body"))
             }
-            let reply = later(request) { UploadSaver.finish(started, upload: upload) }
+            let renditions = self.renditions
+            let reply = later(request) {
+                UploadSaver.finish(started, upload: upload) { path, upright in
+                    // The screen's rendition is made in the background (at idle priority, when the board has room),
+                    // so a phone's 12 MP photo plays from a panel-sized JPEG; the decode's need is bounded by the
+                    // whole upright picture.
+                    guard let renditions, renditions.wouldShrink(upright),
+                        let need = upright.xrgbByteCount
+                    else { return }
+                    renditions.submit(RenditionMaker.Job(original: path, need: need))
+                }
+            }
             if case .now = reply {
                 Glibc.close(upload.descriptor)
                 unlink(upload.path)

@@ -232,6 +232,9 @@ check "library folder created, owned by \$SUDO_USER (pi, 1000:1000)" \
 check "manifest lists each installed file with its sha256" manifest_lists "$root" /usr/local/bin/vitrine \
     /etc/systemd/system/vitrine.service /etc/systemd/system/vitrine-console.service /etc/vitrine/vitrine.json \
     /etc/vitrine/devices.json
+check "the web remote's page installed beside the binary (DIR/usr/local/share/vitrine/web)" manifest_lists "$root" \
+    /usr/local/share/vitrine/web/index.html /usr/local/share/vitrine/web/app.js \
+    /usr/local/share/vitrine/web/style.css /usr/local/share/vitrine/web/openapi.json
 check "messages name the files (installed DIR/etc/vitrine/vitrine.json)" log_says "$tmp/run1.log" "installed $root/etc/vitrine/vitrine.json"
 
 if "$binary" check-config --help >/dev/null 2>&1; then
@@ -339,6 +342,29 @@ if $have_verify; then
 fi
 check "a library path the unit cannot hold unquoted is refused" \
     not "$installer" --root "$home_root" --binary "$binary" --library "/srv/my photos" 2>/dev/null
+
+# --- --web: the remote on, and a library the service may write -----------------------------------------------
+web_root=$tmp/web-root
+make_root "$web_root"
+run_installer "install with --web" "$tmp/web.log" --root "$web_root" --binary "$binary" --web
+web_config_is() {
+    python3 - "$repo/Config/vitrine.json" "$1" <<'EOF'
+import json, sys
+original, installed = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+sys.exit(0 if installed == dict(original, library="/srv/vitrine", web={"port": 8080}) else 1)
+EOF
+}
+check "config turns the web remote on (web.port 8080), the rest as Config/vitrine.json" \
+    web_config_is "$web_root/etc/vitrine/vitrine.json"
+check "unit's ReadWritePaths= is the library" \
+    grep -qx 'ReadWritePaths=-/srv/vitrine' "$web_root/etc/systemd/system/vitrine.service"
+check "unit has no ReadOnlyPaths= for the library" \
+    not grep -qx 'ReadOnlyPaths=-/srv/vitrine' "$web_root/etc/systemd/system/vitrine.service"
+check "the library belongs to the vitrine user, mode 2775" test "$(stat -c %F,%u,%a "$web_root/srv/vitrine" 2>&1)" = \
+    "directory,$(awk -F: '$1 == "vitrine" { print $3 }' "$web_root/etc/passwd"),2775"
+if $have_verify; then
+    verify_units "$web_root" "systemd-analyze verify: the unit with --web" vitrine.service
+fi
 
 # --- the binary under test never runs as root ---------------------------------------------------------------
 # A spy binary notes who runs it, in a folder anyone may write to (the throw-away folder is root's alone).

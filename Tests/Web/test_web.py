@@ -19,6 +19,7 @@ Under CI=true a missing prerequisite is a FAIL; elsewhere it is a SKIP line.
 import argparse
 import errno
 import http.client
+import io
 import json
 import os
 import re
@@ -845,6 +846,27 @@ def security(work):
         record(status == 507 and not left,
                f"freeSpaceFloorMiB above the free space: {status} "
                f"{answer.get('error', '') if isinstance(answer, dict) else answer!r}; nothing left: {left}")
+    finally:
+        player.stop()
+
+    # With a rendition cache, an uploaded photo larger than the screen gets the screen's rendition in the
+    # background (NAME@WxH.jpg in the cache's mirror of the category), and the library itself is not written.
+    library = make_library(f"{work}/cache-lib", {"Animals": ["red"]})
+    cache = f"{work}/cache-renditions"
+    player = Player(work, "cache", library, 3600, extra={"renditionCacheFolder": cache})
+    try:
+        big = io.BytesIO()
+        Image.new("RGB", (1600, 1200), COLORS["green"]).save(big, "JPEG", quality=90)
+        status, answer = player.api("POST", "/api/photos" + q(category="Animals", name="large.jpg"),
+                                    body=big.getvalue())
+        started = time.monotonic()
+        made = until(lambda: [n for n in (os.listdir(f"{cache}/Animals") if os.path.isdir(f"{cache}/Animals")
+                                          else []) if n.startswith("large@")], 30)
+        size = Image.open(f"{cache}/Animals/{made[0]}").size if made else None
+        record(status == 201 and made and size and max(size) <= max(PANEL) and
+               sorted(os.listdir(f"{library}/Animals")) == ["00-red.jpg", "large.jpg"],
+               f"an uploaded 1600x1200 photo gets the screen's rendition in the background: {made} {size} "
+               f"({time.monotonic() - started:.1f} s after the upload's answer)")
     finally:
         player.stop()
 
