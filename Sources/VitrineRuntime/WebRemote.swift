@@ -297,6 +297,9 @@ final class WebRemote {
         }
         do {
             let started = try saver.start(category: category, offeredName: name, contentLength: request.contentLength)
+            // An upload the client gave up on never reaches `handle`; its file is gone (the server removes it),
+            // and so goes its entry here, before the address is reused by another request.
+            uploads = uploads.filter { FileBytes.exists($0.value.temporary) }
             uploads[request.pending] = started
             return .stream(descriptor: started.descriptor, path: started.temporary, limit: started.limit)
         } catch {

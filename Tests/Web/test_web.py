@@ -747,6 +747,23 @@ def security(work):
         record(until(lambda: not no_leftovers(animals), 5) and not os.path.exists(f"{animals}/huge.jpg"),
                f"and nothing left in the category: {no_leftovers(animals)}")
 
+        # A phone that walks away mid-upload: half the announced body, then the connection closes. The partial
+        # file goes, and the next upload is served as usual.
+        s = raw_connect(player.port)
+        try:
+            s.sendall((f"POST /api/photos?category=Animals&name=walked.jpg HTTP/1.1\r\nHost: 127.0.0.1:{player.port}"
+                       f"\r\nAuthorization: Bearer {token}\r\nContent-Length: {1 << 20}\r\n\r\n").encode()
+                      + b"\xff\xd8" + b"\x00" * (512 << 10))
+            partial = until(lambda: no_leftovers(animals), 5)
+        finally:
+            s.close()
+        gone = until(lambda: not no_leftovers(animals), 15)
+        status, _ = player.api("POST", "/api/photos" + q(category="Animals", name="after.jpg"),
+                               body=image_bytes("blue"))
+        record(partial and gone and not os.path.exists(f"{animals}/walked.jpg") and status == 201,
+               f"an upload abandoned half way: its partial file {partial} is removed when the connection closes, "
+               f"and the next upload gets {status}")
+
         # Chunked, no length announced, past web.uploadLimitMiB (8): stopped while streaming.
         s = raw_connect(player.port)
         try:
