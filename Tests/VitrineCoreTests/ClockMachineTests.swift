@@ -1,0 +1,132 @@
+import Testing
+
+@testable import VitrineCore
+
+/// The clock overlay against a manual wall clock: minute alignment, a suspend across minutes, a daylight-saving
+/// change, 12 and 24 hours, the date on its own.
+@Suite struct ClockMachineTests {
+    /// A zone one hour ahead of UTC that moves to two hours ahead at `summerFrom` (the way Central Europe does),
+    /// standing in for `localtime_r`.
+    struct Zone {
+        var summerFrom = Int.max
+
+        func local(_ epoch: Int) -> LocalTime {
+            let shifted = epoch + (epoch >= summerFrom ? 7200 : 3600)
+            let days = shifted / 86400
+            let secondOfDay = shifted - days * 86400
+            let (year, month, day) = Self.civil(days)
+            return LocalTime(
+                epoch: epoch, year: year, month: month, day: day, hour: secondOfDay / 3600,
+                minute: secondOfDay / 60 % 60, second: secondOfDay % 60)
+        }
+
+        /// Days since 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's civil_from_days).
+        static func civil(_ days: Int) -> (Int, Int, Int) {
+            let z = days + 719_468
+            let era = z / 146_097
+            let dayOfEra = z - era * 146_097
+            let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+            let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+            let monthIndex = (5 * dayOfYear + 2) / 153
+            let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+            let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+            return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+        }
+    }
+
+    /// 2026-03-29 00:59:30 UTC, half a minute before Central European summer time starts (01:00 UTC).
+    static let beforeSummer = 1_774_745_970
+    static let twentyFour = ClockMachine.Settings(clock: ClockFormat("HH:mm"))
+
+    static func shown(_ actions: [ClockMachine.Action]) -> [String]? {
+        for case .show(let lines) in actions { return lines }
+        return nil
+    }
+
+    static func wake(_ actions: [ClockMachine.Action]) -> Int?? {
+        for case .wake(let epoch) in actions { return .some(epoch) }
+        return nil
+    }
+
+    @Test func theClockWakesAtEachMinuteAndRedrawsOnlyWhenTheTextChanges() throws {
+        let zone = Zone()
+        var machine = ClockMachine(settings: Self.twentyFour)
+        let start = Self.beforeSummer - 3600  // 00:59:30 local (+1)
+        let first = machine.tick(zone.local(start))
+        #expect(Self.shown(first) == ["00:59"])
+        #expect(Self.wake(first) == .some(start + 30))
+        // The timer fires on the minute: a new text and the next minute.
+        let next = machine.tick(zone.local(start + 30))
+        #expect(Self.shown(next) == ["01:00"])
+        #expect(Self.wake(next) == .some(start + 90))
+        // Woken early (a stray wake-up within the minute): nothing is redrawn, the same minute is asked for.
+        let early = machine.tick(zone.local(start + 50))
+        #expect(Self.shown(early) == nil)
+        #expect(Self.wake(early) == .some(start + 90))
+    }
+
+    @Test func aSuspendAcrossMinutesIsCaughtUpAtOnce() {
+        let zone = Zone()
+        var machine = ClockMachine(settings: Self.twentyFour)
+        _ = machine.tick(zone.local(Self.beforeSummer - 7200 + 10))  // 23:59:40
+        // The board slept 7 min 33 s; the runtime's timer comes back cancelled (clock jump) and ticks.
+        let woke = machine.tick(zone.local(Self.beforeSummer - 7200 + 10 + 453))  // 00:07:13
+        #expect(Self.shown(woke) == ["00:07"])
+        #expect(Self.wake(woke) == .some(Self.beforeSummer - 7200 + 10 + 453 + 47))
+    }
+
+    @Test func theDaylightSavingChangeMovesTheClockAnHour() {
+        let zone = Zone(summerFrom: Self.beforeSummer + 30)
+        var machine = ClockMachine(
+            settings: ClockMachine.Settings(clock: ClockFormat("HH:mm"), date: .iso))
+        #expect(Self.shown(machine.tick(zone.local(Self.beforeSummer))) == ["01:59", "2026-03-29"])
+        // One minute later by the epoch is 03:00 on the wall.
+        let changed = machine.tick(zone.local(Self.beforeSummer + 30))
+        #expect(Self.shown(changed) == ["03:00", "2026-03-29"])
+        #expect(Self.wake(changed) == .some(Self.beforeSummer + 90))
+    }
+
+    @Test func twelveAndTwentyFourHours() throws {
+        let zone = Zone()
+        let afternoon = zone.local(Self.beforeSummer - 3600 + 13 * 3600 + 30)  // 14:00 local
+        let midnight = zone.local(Self.beforeSummer - 3600 - 59 * 60 + 30 - 30)  // 00:00:30 local
+        #expect(ClockFormat.default(for: .americanEnglish).format(afternoon) == "2:00 PM")
+        #expect(ClockFormat.default(for: .americanEnglish).format(midnight) == "12:00 AM")
+        #expect(ClockFormat.default(for: .german).format(afternoon) == "14:00")
+        #expect(ClockFormat.default(for: .german).format(midnight) == "00:00")
+        #expect(
+            try #require(ClockFormat("hh:mm a")).format(zone.local(Self.beforeSummer - 3600 + 8 * 3600)) == "08:59 AM")
+        #expect(try #require(ClockFormat("H'h'mm")).format(afternoon) == "14h00")
+        for bad in ["", "HHH:mm", "H:m", "'open", "text only"] {
+            #expect(ClockFormat(bad) == nil, "\(bad)")
+        }
+    }
+
+    @Test func theDateIsOnOrOffIndependently() {
+        let zone = Zone()
+        let time = zone.local(Self.beforeSummer)
+        var dateOnly = ClockMachine(settings: ClockMachine.Settings(date: .english))
+        #expect(Self.shown(dateOnly.tick(time)) == ["29 March 2026"])
+        var clockOnly = ClockMachine(settings: Self.twentyFour)
+        #expect(Self.shown(clockOnly.tick(time)) == ["01:59"])
+        var neither = ClockMachine(settings: ClockMachine.Settings())
+        #expect(neither.tick(time) == [.wake(atEpoch: nil)])
+        // Turning the date off later takes only its line away.
+        var both = ClockMachine(settings: ClockMachine.Settings(clock: ClockFormat("HH:mm"), date: .english))
+        _ = both.tick(time)
+        #expect(Self.shown(both.update(Self.twentyFour, now: time)) == ["01:59"])
+        #expect(both.update(ClockMachine.Settings(), now: time) == [.hide, .wake(atEpoch: nil)])
+    }
+
+    @Test func nothingIsDrawnWhileTheScreenIsOff() {
+        let zone = Zone()
+        var machine = ClockMachine(settings: Self.twentyFour)
+        _ = machine.tick(zone.local(Self.beforeSummer))
+        #expect(machine.screen(on: false, now: zone.local(Self.beforeSummer + 5)) == [.hide, .wake(atEpoch: nil)])
+        #expect(machine.tick(zone.local(Self.beforeSummer + 600)) == [.wake(atEpoch: nil)])
+        let on = machine.screen(on: true, now: zone.local(Self.beforeSummer + 3600))
+        #expect(Self.shown(on) == ["02:59"])
+        // A new picture comes without the overlay: it is drawn again though the text is the same.
+        #expect(Self.shown(machine.pictureReplaced(now: zone.local(Self.beforeSummer + 3601))) == ["02:59"])
+    }
+}
