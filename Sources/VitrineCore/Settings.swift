@@ -67,6 +67,8 @@ public struct Settings: Sendable, Equatable {
     public var mqtt: MQTTSettings?
     /// HDMI-CEC to the TV; nil: the player does not speak CEC.
     public var cec: CECSettings?
+    /// The clock, the date and MQTT texts over the picture; nil: none.
+    public var overlay: OverlaySettings?
     /// The web remote; nil: no HTTP server.
     public var web: WebSettings?
 
@@ -78,7 +80,7 @@ public struct Settings: Sendable, Equatable {
         "fontPath",
         "transition", "transitionSeconds", "pairPortraits", "caption", "captionPosition", "captionSize", "locale",
         "metricsFile", "metricsInterval", "positionFile", "positionSaveInterval", "rescanInterval",
-        "headerCacheFolder", "renditionCacheFolder", "gpio", "presence", "mqtt", "cec", "web",
+        "headerCacheFolder", "renditionCacheFolder", "gpio", "presence", "mqtt", "cec", "web", "overlay",
     ]
     public static let displayKeyNames = ["backend", "device", "connector", "mode", "headlessSize", "vtSwitching"]
     public static let scheduleKeyNames = ["off", "on"]
@@ -185,6 +187,9 @@ public struct Settings: Sendable, Equatable {
         }
         if let cec = try object.object("cec") {
             settings.cec = try CECSettings.parse(cec)
+        }
+        if let overlay = try object.object("overlay") {
+            settings.overlay = try OverlaySettings.parse(overlay)
         }
         if let web = try object.object("web") {
             settings.web = try WebSettings.parse(web)

@@ -130,3 +130,53 @@ import Testing
         #expect(Self.shown(machine.pictureReplaced(now: zone.local(Self.beforeSummer + 3601))) == ["02:59"])
     }
 }
+
+/// The `overlay` section.
+@Suite struct OverlaySettingsTests {
+    static func overlay(_ text: String) throws(ConfigError) -> OverlaySettings? {
+        try Settings.parse("{\n\"overlay\": \(text)\n}", file: "frame.json").overlay
+    }
+
+    @Test func theSectionReadsItsParts() throws {
+        #expect(try Settings.parse("{}", file: "frame.json").overlay == nil)
+        let plain = try #require(try Self.overlay("{\"clock\": true, \"date\": true}"))
+        #expect(plain.clock == .locale)
+        #expect(plain.clock.format(locale: .americanEnglish)?.pattern == "h:mm a")
+        #expect(plain.date && plain.corner == .topRight && plain.look == .shadow)
+        let full = try #require(
+            try Self.overlay(
+                "{\"clock\": \"H'h'mm\", \"corner\": \"bottom-left\", \"size\": 0.1, \"look\": \"plate\", \"texts\": "
+                    + "[{\"topic\": \"home/outside\", \"field\": \"attributes.temperature\", \"format\": \"{value} °C\", "
+                    + "\"staleSeconds\": 1800}]}"))
+        #expect(full.clock.format(locale: .english)?.pattern == "H'h'mm")
+        #expect(full.corner == .bottomLeft && full.size == 0.1 && full.look == .plate)
+        let text = try #require(full.texts.first)
+        #expect(text.topic == "home/outside" && text.field == "attributes.temperature" && text.staleSeconds == 1800)
+        #expect(text.line(value: "7.5") == "7.5 °C")
+        #expect(try Self.overlay("{\"clock\": false}")?.clock == .off)
+    }
+
+    @Test func badValuesAreRefusedWithTheirLineAndField() {
+        let cases: [(String, String, String)] = [
+            ("{\"clock\": \"HHH\"}", "overlay.clock", "not a clock pattern"),
+            ("{\"clock\": 24}", "overlay.clock", "expected true, false or a pattern"),
+            ("{\"size\": 0.5}", "overlay.size", ""),
+            ("{\"corner\": \"middle\"}", "overlay.corner", ""),
+            ("{\"texts\": [{\"topic\": \"home/+/temp\"}]}", "overlay.texts[0].topic", "without wildcards"),
+            ("{\"texts\": [{\"topic\": \"t\", \"format\": \"°C\"}]}", "overlay.texts[0].format", "{value}"),
+            ("{\"texts\": [{\"topic\": \"t\", \"field\": \"a..b\"}]}", "overlay.texts[0].field", "field path"),
+            ("{\"texts\": [{\"field\": \"a\"}]}", "overlay.texts[0].topic", ""),
+            ("{\"colour\": 1}", "overlay.colour", ""),
+        ]
+        for (text, field, words) in cases {
+            do {
+                _ = try Self.overlay(text)
+                Issue.record("\(text) was accepted")
+            } catch {
+                #expect(error.line == 2, "\(text): \(error)")
+                #expect("\(error)".contains(field), "\(text): \(error)")
+                #expect("\(error)".contains(words), "\(text): \(error)")
+            }
+        }
+    }
+}
