@@ -180,3 +180,62 @@ import Testing
         }
     }
 }
+
+/// The overlay's MQTT texts: what a payload becomes, and staleness on a manual clock.
+@Suite struct OverlayTextsTests {
+    static func text(_ topic: String, field: String? = nil, format: String = "{value}", stale: Double? = nil)
+        -> OverlaySettings.Text
+    {
+        var text = OverlaySettings.Text(topic: topic)
+        text.field = field
+        text.format = format
+        text.staleSeconds = stale
+        return text
+    }
+
+    @Test func payloadsAndFieldsBecomeLines() {
+        var texts = OverlayTexts(texts: [
+            Self.text("home/outside", field: "attributes.temperature", format: "{value} °C"),
+            Self.text("home/doorbell"),
+            Self.text("home/outside", field: "state"),
+        ])
+        #expect(texts.topics == ["home/outside", "home/doorbell"])
+        #expect(texts.lines(now: 0).isEmpty)
+        let outside = Array("{\"state\": \"sunny\", \"attributes\": {\"temperature\": 7.5}}".utf8)
+        #expect(texts.received(topic: "home/outside", payload: outside, now: 1).changed)
+        #expect(texts.lines(now: 1) == ["7.5 °C", "sunny"])
+        #expect(texts.received(topic: "home/doorbell", payload: Array("  Parcel at the door \n".utf8), now: 2).changed)
+        #expect(texts.lines(now: 2) == ["7.5 °C", "Parcel at the door", "sunny"])
+        // The same values again change nothing to draw.
+        #expect(!texts.received(topic: "home/outside", payload: outside, now: 3).changed)
+    }
+
+    @Test func anUnreadablePayloadKeepsTheLastValueAndSaysWhy() {
+        var texts = OverlayTexts(texts: [Self.text("t", field: "temperature")])
+        _ = texts.received(topic: "t", payload: Array("{\"temperature\": 21}".utf8), now: 0)
+        let broken = texts.received(topic: "t", payload: Array("21 degrees".utf8), now: 1)
+        #expect(!broken.changed)
+        #expect(broken.problems == ["overlay text from t: not JSON, so it has no field temperature"])
+        let missing = texts.received(topic: "t", payload: Array("{\"humidity\": 40}".utf8), now: 2)
+        #expect(missing.problems == ["overlay text from t: no field temperature"])
+        #expect(texts.lines(now: 2) == ["21"])
+    }
+
+    @Test func aQuietSensorHidesAfterItsLimit() {
+        var texts = OverlayTexts(texts: [Self.text("a", stale: 60), Self.text("b")])
+        _ = texts.received(topic: "a", payload: Array("1".utf8), now: 100)
+        _ = texts.received(topic: "b", payload: Array("2".utf8), now: 100)
+        #expect(texts.nextStale(now: 100) == 160)
+        #expect(texts.lines(now: 159.9) == ["1", "2"])
+        #expect(texts.lines(now: 160) == ["2"])
+        #expect(texts.nextStale(now: 160) == nil)
+        _ = texts.received(topic: "a", payload: Array("3".utf8), now: 200)
+        #expect(texts.lines(now: 200) == ["3", "2"])
+    }
+
+    @Test func longValuesAreShortened() {
+        var texts = OverlayTexts(texts: [Self.text("t")])
+        _ = texts.received(topic: "t", payload: Array(String(repeating: "x", count: 500).utf8), now: 0)
+        #expect(texts.lines(now: 0).first?.count == OverlayTexts.maximumValueLength + 1)
+    }
+}
