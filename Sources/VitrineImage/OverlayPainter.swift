@@ -1,0 +1,88 @@
+import VitrineCore
+
+/// Paints the overlay's lines (the clock, the date, MQTT texts) in a corner of the upright picture, one under the
+/// other, each aligned to the corner's side: light text with a soft shadow (readable on any photo without hiding
+/// it), or on a translucent plate. It paints through the panel rotation, so the text reads upright on a rotated
+/// panel, and returns what was under it so a minute's redraw costs only this rectangle.
+public enum OverlayPainter {
+    public static func paint(
+        _ strips: [TextRenderer.Strip], corner: CaptionStyle.Position, look: OverlaySettings.Look, canvas: Size,
+        rotation: Rotation, into target: UnsafeMutablePointer<UInt32>, stride: Int
+    ) -> BannerPainter.Saved? {
+        let lines = strips.filter { $0.size.width > 0 && $0.size.height > 0 }
+        guard let tallest = lines.map(\.size.height).max() else { return nil }
+        let padding = max(2, tallest / 3)
+        let shadow = max(1, tallest / 16)
+        let width = min(canvas.width, (lines.map(\.size.width).max() ?? 0) + 2 * padding + shadow)
+        let height = min(canvas.height, lines.reduce(0) { $0 + $1.size.height } + 2 * padding + shadow)
+        let margin = min(canvas.width, canvas.height) / 32
+        let x: Int
+        switch corner {
+        case .topLeft, .bottomLeft: x = margin
+        case .topCenter, .bottomCenter: x = (canvas.width - width) / 2
+        case .topRight, .bottomRight: x = canvas.width - width - margin
+        }
+        let top = corner == .topLeft || corner == .topCenter || corner == .topRight
+        let box = Placement.Rect(
+            x: max(0, x), y: top ? min(margin, canvas.height - height) : max(0, canvas.height - height - margin),
+            width: width, height: height)
+        let rect = PixelMapping.scanoutRect(of: box, canvas: canvas, rotation: rotation)
+        var saved = [UInt32](repeating: 0, count: rect.width * rect.height)
+        for row in 0..<rect.height {
+            for column in 0..<rect.width {
+                saved[row * rect.width + column] = target[(rect.y + row) * stride + rect.x + column]
+            }
+        }
+        // Text coverage and shadow coverage in box coordinates.
+        var text = [UInt8](repeating: 0, count: width * height)
+        var lineTop = padding
+        for strip in lines {
+            let left: Int
+            switch corner {
+            case .topLeft, .bottomLeft: left = padding
+            case .topCenter, .bottomCenter: left = (width - shadow - strip.size.width) / 2
+            case .topRight, .bottomRight: left = width - shadow - padding - strip.size.width
+            }
+            for row in 0..<strip.size.height where lineTop + row < height {
+                for column in 0..<strip.size.width where left + column >= 0 && left + column < width {
+                    text[(lineTop + row) * width + left + column] = strip.coverage[row * strip.size.width + column]
+                }
+            }
+            lineTop += strip.size.height
+        }
+        let turn = PixelMapping.Affine(rotation.asOrientation, size: canvas)
+        for y in 0..<height {
+            for x in 0..<width {
+                let (scanoutX, scanoutY) = turn.apply(box.x + x, box.y + y)
+                let index = scanoutY * stride + scanoutX
+                let pixel = target[index]
+                var red = pixel >> 16 & 0xFF
+                var green = pixel >> 8 & 0xFF
+                var blue = pixel & 0xFF
+                switch look {
+                case .plate:
+                    // Half the photo's light under the whole box.
+                    red /= 2
+                    green /= 2
+                    blue /= 2
+                case .shadow:
+                    // The text's own shape, moved down and right, darkens the photo to a quarter.
+                    let sx = x - shadow
+                    let sy = y - shadow
+                    if sx >= 0, sy >= 0 {
+                        let dark = UInt32(text[sy * width + sx]) * 3 / 4
+                        red = red * (255 - dark) / 255
+                        green = green * (255 - dark) / 255
+                        blue = blue * (255 - dark) / 255
+                    }
+                }
+                let alpha = UInt32(text[y * width + x])
+                red = (red * (255 - alpha) + 245 * alpha) / 255
+                green = (green * (255 - alpha) + 245 * alpha) / 255
+                blue = (blue * (255 - alpha) + 245 * alpha) / 255
+                target[index] = red << 16 | green << 8 | blue
+            }
+        }
+        return BannerPainter.Saved(rect: rect, pixels: saved)
+    }
+}
