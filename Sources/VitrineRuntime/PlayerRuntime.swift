@@ -376,6 +376,10 @@ public final class PlayerRuntime: LibraryFollowerOwner {
         startMQTT(configuration.settings)
         startCEC(configuration.settings)
         startWeb(configuration.settings)
+        if configuration.settings.overlay != nil {
+            // Issue 20 is under way: the section is checked, so a config written for it now stays valid.
+            log(.notice, "overlay: the clock, date and texts are checked but not drawn by this version yet")
+        }
         follower.owner = self
         send(.start(categories: follower.start(now: MonotonicClock.seconds()), now: MonotonicClock.seconds()))
         followSchedule()
