@@ -8,6 +8,19 @@ public enum BannerPainter {
         public var rect: Placement.Rect
         public var pixels: [UInt32]
 
+        /// The pixels of `rect` in `target` as they are now, to put back later.
+        public init(capturing rect: Placement.Rect, from target: UnsafeMutablePointer<UInt32>, stride: Int) {
+            var pixels = [UInt32](repeating: 0, count: rect.width * rect.height)
+            pixels.withUnsafeMutableBufferPointer { saved in
+                guard let base = saved.baseAddress else { return }
+                for row in 0..<rect.height {
+                    (base + row * rect.width).update(from: target + (rect.y + row) * stride + rect.x, count: rect.width)
+                }
+            }
+            self.rect = rect
+            self.pixels = pixels
+        }
+
         /// Writes the saved pixels back.
         public func restore(into target: UnsafeMutablePointer<UInt32>, stride: Int) {
             pixels.withUnsafeBufferPointer { saved in
@@ -29,13 +42,9 @@ public enum BannerPainter {
         let box = Placement.Rect(
             x: (canvas.width - width) / 2, y: max(0, canvas.height - height - canvas.height / 16), width: width,
             height: height)
-        let rect = PixelMapping.scanoutRect(of: box, canvas: canvas, rotation: rotation)
-        var saved = [UInt32](repeating: 0, count: rect.width * rect.height)
-        for row in 0..<rect.height {
-            for column in 0..<rect.width {
-                saved[row * rect.width + column] = target[(rect.y + row) * stride + rect.x + column]
-            }
-        }
+        let saved = Saved(
+            capturing: PixelMapping.scanoutRect(of: box, canvas: canvas, rotation: rotation), from: target,
+            stride: stride)
         let turn = PixelMapping.Affine(rotation.asOrientation, size: canvas)
         for y in 0..<height {
             for x in 0..<width {
@@ -57,6 +66,6 @@ public enum BannerPainter {
                 target[index] = red << 16 | green << 8 | blue
             }
         }
-        return Saved(rect: rect, pixels: saved)
+        return saved
     }
 }

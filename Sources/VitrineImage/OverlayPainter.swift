@@ -26,13 +26,9 @@ public enum OverlayPainter {
         let box = Placement.Rect(
             x: max(0, x), y: top ? min(margin, canvas.height - height) : max(0, canvas.height - height - margin),
             width: width, height: height)
-        let rect = PixelMapping.scanoutRect(of: box, canvas: canvas, rotation: rotation)
-        var saved = [UInt32](repeating: 0, count: rect.width * rect.height)
-        for row in 0..<rect.height {
-            for column in 0..<rect.width {
-                saved[row * rect.width + column] = target[(rect.y + row) * stride + rect.x + column]
-            }
-        }
+        let saved = BannerPainter.Saved(
+            capturing: PixelMapping.scanoutRect(of: box, canvas: canvas, rotation: rotation), from: target,
+            stride: stride)
         // Text coverage and shadow coverage in box coordinates.
         var text = [UInt8](repeating: 0, count: width * height)
         var lineTop = padding
@@ -83,6 +79,6 @@ public enum OverlayPainter {
                 target[index] = red << 16 | green << 8 | blue
             }
         }
-        return BannerPainter.Saved(rect: rect, pixels: saved)
+        return saved
     }
 }

@@ -16,13 +16,9 @@ public enum QRCodePainter {
         let side = modules * scale
         let box = Placement.Rect(
             x: (canvas.width - side) / 2, y: (canvas.height - side) / 2, width: side, height: side)
-        let rect = PixelMapping.scanoutRect(of: box, canvas: canvas, rotation: rotation)
-        var saved = [UInt32](repeating: 0, count: rect.width * rect.height)
-        for row in 0..<rect.height {
-            for column in 0..<rect.width {
-                saved[row * rect.width + column] = target[(rect.y + row) * stride + rect.x + column]
-            }
-        }
+        let saved = BannerPainter.Saved(
+            capturing: PixelMapping.scanoutRect(of: box, canvas: canvas, rotation: rotation), from: target,
+            stride: stride)
         let turn = PixelMapping.Affine(rotation.asOrientation, size: canvas)
         for y in 0..<side {
             let moduleY = y / scale - quietModules
@@ -35,6 +31,6 @@ public enum QRCodePainter {
                 target[scanoutY * stride + scanoutX] = dark ? 0xFF00_0000 : 0xFFFF_FFFF
             }
         }
-        return BannerPainter.Saved(rect: rect, pixels: saved)
+        return saved
     }
 }

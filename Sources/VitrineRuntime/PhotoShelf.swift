@@ -52,8 +52,12 @@ struct PhotoShelf: Sendable {
 
     /// The photo's file: in the category or, for a hidden one, in its `.hidden` folder.
     func file(category: String, name: String, hidden: Bool) throws(WebError) -> String {
+        try file(category: category, in: try folder(of: category), name: name, hidden: hidden)
+    }
+
+    /// The same in the category's `folder`, already looked up.
+    private func file(category: String, in folder: String, name: String, hidden: Bool) throws(WebError) -> String {
         if let problem = Self.nameProblem(name) { throw WebError(400, problem) }
-        let folder = try folder(of: category)
         if category.isEmpty, !hidden, name.contains("/") {
             throw WebError(404, "\(JSONText.quote(name)) is in a category of its own, not the library's root")
         }
@@ -73,12 +77,16 @@ struct PhotoShelf: Sendable {
 
     /// The photos of a category, shown ones first, each list in natural order.
     func photos(in category: String) throws(WebError) -> [Photo] {
-        let folder = try folder(of: category)
+        photos(of: LibraryCategory(name: category, path: try folder(of: category)))
+    }
+
+    /// The same for a category from the library's list (its folder known).
+    func photos(of category: LibraryCategory) -> [Photo] {
+        // The root category is the root's own files: its subfolders are categories of their own.
+        let depth = category.name.isEmpty ? Self.maximumDepth : 0
         var photos: [Photo] = []
-        walk(folder, prefix: "", depth: category.isEmpty ? Self.maximumDepth : 0, hidden: false, into: &photos)
-        walk(
-            "\(folder)/\(Self.hiddenFolder)", prefix: "", depth: category.isEmpty ? Self.maximumDepth : 0, hidden: true,
-            into: &photos)
+        walk(category.path, prefix: "", depth: depth, hidden: false, into: &photos)
+        walk("\(category.path)/\(Self.hiddenFolder)", prefix: "", depth: depth, hidden: true, into: &photos)
         return photos
     }
 
@@ -98,8 +106,8 @@ struct PhotoShelf: Sendable {
     /// Moves a photo into the `.hidden` folder of its category (or back); its name stays, or gets a suffix
     /// when one is already there.
     func setHidden(_ hidden: Bool, category: String, name: String) throws(WebError) -> String {
-        let source = try file(category: category, name: name, hidden: !hidden)
         let folder = try folder(of: category)
+        let source = try file(category: category, in: folder, name: name, hidden: !hidden)
         let target = hidden ? "\(folder)/\(Self.hiddenFolder)/\(name)" : "\(folder)/\(name)"
         return try Self.move(source, toFolder: FileBytes.directory(of: target), name: lastPart(name))
     }

@@ -47,6 +47,8 @@ final class WebRemote {
     private let tokenPath: String
     private(set) var token: String
     private let pages: String
+    /// The page's files as read, by name.
+    private var pageCache: [String: [UInt8]] = [:]
     private let secure: Bool
     private let log: EventLog
     var owner = Owner(status: { "{}" }, answer: { _ in "error: not ready" }, metrics: { "" }, activeCategory: { nil })
@@ -149,21 +151,12 @@ final class WebRemote {
         case .server, .timer:
             server.run()
         case .worker:
-            for (pending, response) in worker.take() {
-                if let started = uploads.removeValue(forKey: pending), response.status == 201 {
-                    let saved = (try? JSONParser.parse(String(decoding: response.body, as: UTF8.self)))?.kind
-                    var name = started.name
-                    if case .object(let members)? = saved,
-                        case .string(let text)? = members.first(where: { $0.key == "name" })?.value.kind
-                    {
-                        name = text
-                    }
-                    log("web remote: \(name) added to \(PhotoShelf.label(started.category))")
-                    libraryChanged()
-                } else if response.status == 200, response.headers.contains(where: { $0.0 == "X-Vitrine-Changed" }) {
+            for (pending, done) in worker.take() {
+                if let change = done.libraryChange {
+                    log("web remote: \(change)")
                     libraryChanged()
                 }
-                server.answer(pending, response)
+                server.answer(pending, done.response)
             }
             server.run()
         case .slide:
@@ -378,7 +371,9 @@ final class WebRemote {
     }
 
     private func pageFile(_ name: String, type: String) -> WebServer.Response {
-        guard let bytes = try? FileBytes.read("\(pages)/\(name)", limit: 4 << 20) else {
+        // Read once: every phone's visit asks for the same few files, and the loop thread should not.
+        if pageCache[name] == nil { pageCache[name] = try? FileBytes.read("\(pages)/\(name)", limit: 4 << 20) }
+        guard let bytes = pageCache[name] else {
             return .error(500, "the page's file \(pages)/\(name) is missing (web.pages)")
         }
         return WebServer.Response(
@@ -414,8 +409,15 @@ final class WebRemote {
         return .now(slideJPEG.map { LibraryThumbnails.response($0.jpeg) } ?? .error(404, "nothing is on screen yet"))
     }
 
+    /// Runs `job`, which only reads, on the worker.
+    private func later(_ request: WebServer.Request, _ job: @escaping @Sendable () -> WebServer.Response)
+        -> WebServer.Reply
+    {
+        changing(request) { WebWorker.Done(job()) }
+    }
+
     /// Runs `job` on the worker; a full queue is answered at once.
-    private func later(_ request: WebServer.Request, _ job: @escaping WebWorker.Job) -> WebServer.Reply {
+    private func changing(_ request: WebServer.Request, _ job: @escaping WebWorker.Job) -> WebServer.Reply {
         guard worker.submit(request.pending, job) else {
             var response = WebServer.Response.error(429, "the frame is busy; try again in a moment")
             response.headers.append(("Retry-After", "1"))
@@ -434,10 +436,13 @@ final class WebRemote {
             } catch {
                 return .error(500, "cannot read the library: \(error)")
             }
-            var names = categories.map(\.name)
-            if !names.contains("") { names.insert("", at: 0) }
-            let items = names.compactMap { name -> String? in
-                guard let photos = try? shelf.photos(in: name) else { return nil }
+            var listed = categories
+            if !listed.contains(where: \.isRoot) {
+                listed.insert(LibraryCategory(name: "", path: shelf.library.root), at: 0)
+            }
+            let items = listed.compactMap { category -> String? in
+                let name = category.name
+                let photos = shelf.photos(of: category)
                 if name.isEmpty && photos.isEmpty { return nil }
                 let hidden = photos.filter(\.hidden).count
                 return "{\"name\":\(JSONText.quote(name)),\"photos\":\(photos.count - hidden),\"hidden\":\(hidden),"
@@ -451,12 +456,14 @@ final class WebRemote {
         let shelf = self.shelf
         switch method {
         case "POST":
-            guard let started = uploads[request.pending], let upload = request.upload else {
+            guard let started = uploads.removeValue(forKey: request.pending), let upload = request.upload else {
                 return .now(.error(400, "an upload needs ?category= and ?name= and the photo as the body"))
             }
             let renditions = self.renditions
-            let reply = later(request) {
-                UploadSaver.finish(started, upload: upload) { path, upright in
+            let reply = changing(request) {
+                var saved: String?
+                let response = UploadSaver.finish(started, upload: upload) { path, upright in
+                    saved = path
                     // The screen's rendition is made in the background (at idle priority, when the board has room),
                     // so a phone's 12 MP photo plays from a panel-sized JPEG; the decode's need is bounded by the
                     // whole upright picture.
@@ -465,11 +472,14 @@ final class WebRemote {
                     else { return }
                     renditions.submit(RenditionMaker.Job(original: path, need: need))
                 }
+                let name = saved.map { $0.split(separator: "/").last.map(String.init) ?? $0 }
+                return WebWorker.Done(
+                    response,
+                    libraryChange: name.map { "\($0) added to \(PhotoShelf.label(started.category))" })
             }
             if case .now = reply {
                 Glibc.close(upload.descriptor)
                 unlink(upload.path)
-                uploads[request.pending] = nil
             }
             return reply
         case "DELETE":
@@ -477,15 +487,14 @@ final class WebRemote {
                 return .now(.error(400, "deleting needs ?category= and ?name="))
             }
             let hidden = query["hidden"] == "1" || query["hidden"] == "true"
-            return later(request) {
+            return changing(request) {
                 do throws(WebError) {
                     let trashed = try shelf.trash(category: category, name: name, hidden: hidden)
-                    return WebServer.Response(
-                        status: 200, contentType: "application/json",
-                        body: Array("{\"trashed\":\(JSONText.quote(trashed))}".utf8),
-                        headers: [("X-Vitrine-Changed", "1")])
+                    return WebWorker.Done(
+                        .json(200, "{\"trashed\":\(JSONText.quote(trashed))}"),
+                        libraryChange: "\(name) of \(PhotoShelf.label(category)) moved to \(trashed)")
                 } catch {
-                    return error.response
+                    return WebWorker.Done(error.response)
                 }
             }
         default:
@@ -509,15 +518,14 @@ final class WebRemote {
             return .now(.error(400, "this needs ?category= and ?name="))
         }
         let shelf = self.shelf
-        return later(request) {
+        return changing(request) {
             do throws(WebError) {
                 let saved = try shelf.setHidden(hidden, category: category, name: name)
-                return WebServer.Response(
-                    status: 200, contentType: "application/json",
-                    body: Array("{\"hidden\":\(hidden),\"name\":\(JSONText.quote(saved))}".utf8),
-                    headers: [("X-Vitrine-Changed", "1")])
+                return WebWorker.Done(
+                    .json(200, "{\"hidden\":\(hidden),\"name\":\(JSONText.quote(saved))}"),
+                    libraryChange: "\(name) of \(PhotoShelf.label(category)) \(hidden ? "hidden" : "shown again")")
             } catch {
-                return error.response
+                return WebWorker.Done(error.response)
             }
         }
     }

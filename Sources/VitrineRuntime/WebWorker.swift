@@ -5,13 +5,24 @@ import VitrineCore
 /// disk or a decoder. Answers come back through `wakeup`. The queue is bounded: a page asking for a thousand
 /// thumbnails at once gets the rest refused, not a thousand jobs held.
 final class WebWorker {
-    typealias Job = @Sendable () -> WebServer.Response
+    /// A job's answer, and a log line when it changed the library (which is then read again).
+    struct Done: Sendable {
+        var response: WebServer.Response
+        var libraryChange: String?
+
+        init(_ response: WebServer.Response, libraryChange: String? = nil) {
+            self.response = response
+            self.libraryChange = libraryChange
+        }
+    }
+
+    typealias Job = @Sendable () -> Done
 
     private final class Shared: @unchecked Sendable {
         // @unchecked: every field is touched only inside `monitor.locked`.
         let monitor = Monitor()
         var queue: [(WebServer.Pending, Job)] = []
-        var done: [(WebServer.Pending, WebServer.Response)] = []
+        var done: [(WebServer.Pending, Done)] = []
         var stopping = false
     }
 
@@ -43,8 +54,8 @@ final class WebWorker {
                     return shared.stopping ? nil : shared.queue.removeFirst()
                 }
                 guard let (pending, job) = next else { return }
-                let response = job()
-                shared.monitor.locked { shared.done.append((pending, response)) }
+                let done = job()
+                shared.monitor.locked { shared.done.append((pending, done)) }
                 wakeup.signal()
             }
         }
@@ -52,7 +63,7 @@ final class WebWorker {
     }
 
     /// The answers finished since the last call.
-    func take() -> [(WebServer.Pending, WebServer.Response)] {
+    func take() -> [(WebServer.Pending, Done)] {
         wakeup.drain()
         return shared.monitor.locked {
             defer { shared.done = [] }

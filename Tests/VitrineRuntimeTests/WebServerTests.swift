@@ -17,27 +17,7 @@ struct WebServerTests {
         let answer = Locked<[UInt8]?>(nil)
         let port = server.port
         let client = JoinableThread {
-            let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = port.bigEndian
-            address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-            var received: [UInt8] = []
-            if connected == 0 {
-                _ = request.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                var chunk = [UInt8](repeating: 0, count: 65536)
-                while true {
-                    let count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
-                    if count <= 0 { break }
-                    received += chunk[0..<count]
-                }
-            }
-            close(socket)
+            let received = Self.roundTrip(port: port, request)
             answer.withLock { $0 = received }
         }
         let deadline = MonotonicClock.seconds() + timeout
@@ -218,6 +198,12 @@ struct WebServerTests {
 
     /// One request on a fresh connection, read to its end.
     static func get(port: UInt16, _ request: String) -> String {
+        String(decoding: roundTrip(port: port, Array(request.utf8)), as: UTF8.self)
+    }
+
+    /// Sends `request` over a new loopback connection and reads the answer until the server closes it; empty when
+    /// nothing listens.
+    static func roundTrip(port: UInt16, _ request: [UInt8]) -> [UInt8] {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(socket) }
         var address = sockaddr_in()
@@ -229,9 +215,8 @@ struct WebServerTests {
                 connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
-        guard connected == 0 else { return "" }
-        let bytes = Array(request.utf8)
-        _ = bytes.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        guard connected == 0 else { return [] }
+        _ = request.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         var received: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
@@ -239,6 +224,6 @@ struct WebServerTests {
             if count <= 0 { break }
             received += chunk[0..<count]
         }
-        return String(decoding: received, as: UTF8.self)
+        return received
     }
 }

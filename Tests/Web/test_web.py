@@ -568,6 +568,22 @@ def read_status_line(s, timeout):
     return None, f"the answer {data[:60]!r}" if data else "the connection closed with no answer"
 
 
+def pour(s, chunk, limit, counter, payload=None, end=b""):
+    """Sends `chunk` on `s` from a thread until `limit` body bytes (`payload` of each chunk, all of it by default)
+    are counted in `counter[0]` or the server closes; then `end`. Returns the started thread."""
+    def run():
+        try:
+            while counter[0] < limit:
+                s.sendall(chunk)
+                counter[0] += payload or len(chunk)
+            s.sendall(end)
+        except OSError:
+            pass
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread
+
+
 def no_leftovers(folder):
     return [name for name in os.listdir(folder) if name.startswith(".upload-")]
 
@@ -727,15 +743,7 @@ def security(work):
                        f"Content-Length: {2 << 30}\r\n\r\n").encode())
             started = time.monotonic()
 
-            def pour():
-                chunk = b"\xff" * 65536
-                try:
-                    while sent[0] < 4 << 20:
-                        sent[0] += s.send(chunk)
-                except OSError:
-                    pass
-            pourer = threading.Thread(target=pour, daemon=True)
-            pourer.start()
+            pourer = pour(s, b"\xff" * 65536, 4 << 20, sent)
             status, problem = read_status_line(s, 10)
             took = time.monotonic() - started
             pourer.join(5)
@@ -771,19 +779,9 @@ def security(work):
                        f"\r\nAuthorization: Bearer {token}\r\nTransfer-Encoding: chunked\r\n\r\n").encode())
             started = time.monotonic()
             streamed = [0]
-
-            def pour_chunked():
-                piece = b"\xff\xd8" + b"\x00" * (65536 - 2)
-                framed = f"{len(piece):x}\r\n".encode() + piece + b"\r\n"
-                try:
-                    while streamed[0] < 12 << 20:
-                        s.sendall(framed)
-                        streamed[0] += len(piece)
-                    s.sendall(b"0\r\n\r\n")
-                except OSError:
-                    pass
-            pourer = threading.Thread(target=pour_chunked, daemon=True)
-            pourer.start()
+            piece = b"\xff\xd8" + b"\x00" * (65536 - 2)
+            pourer = pour(s, f"{len(piece):x}\r\n".encode() + piece + b"\r\n", 12 << 20, streamed,
+                          payload=len(piece), end=b"0\r\n\r\n")
             status, problem = read_status_line(s, 15)
             took = time.monotonic() - started
             pourer.join(5)
@@ -969,8 +967,8 @@ def flood(work):
         until(lambda: player.lines("deadline-to-present"), 5)
         baseline = player.descriptors()
         skip = len(player.lines("deadline-to-present"))
-        # A window of the show without attack, for comparison.
-        time.sleep(4)
+        # A window of the show without attack, for comparison: 20 slides (4 s at the 0.2 s interval).
+        until(lambda: len(player.lines("deadline-to-present")) - skip >= 20, 15)
         reference = lateness(player.lines("deadline-to-present")[skip:])
 
         skip = len(player.lines("deadline-to-present"))
