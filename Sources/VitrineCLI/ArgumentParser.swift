@@ -18,9 +18,12 @@ struct ArgumentParser {
     struct Parsed {
         var arguments: [String] = []
         var values: [String: String] = [:]
+        /// Every value of an option given more than once, in order (`values` keeps the last).
+        var allValues: [String: [String]] = [:]
         var flags: Set<String> = []
 
         func value(_ name: String) -> String? { values[name] }
+        func all(_ name: String) -> [String] { allValues[name] ?? [] }
         func has(_ name: String) -> Bool { flags.contains(name) }
     }
 
@@ -60,15 +63,18 @@ struct ArgumentParser {
                 parsed.flags.insert(name)
                 continue
             }
+            let value: String
             if let inlineValue {
-                parsed.values[name] = inlineValue
+                value = inlineValue
             } else {
                 guard index < words.count else {
                     throw UsageError(command: command, message: "\(name) needs a value (\(option.value ?? "VALUE"))")
                 }
-                parsed.values[name] = words[index]
+                value = words[index]
                 index += 1
             }
+            parsed.values[name] = value
+            parsed.allValues[name, default: []].append(value)
         }
         if !parsed.has("--help"), let maximumArguments, parsed.arguments.count > maximumArguments {
             throw UsageError(command: command, message: "unexpected argument '\(parsed.arguments[maximumArguments])'")

@@ -18,7 +18,8 @@ struct RenderCommand {
             Renders each photo as the panel would show it: EXIF orientation applied, scaled to fit, centred on the
             background (contain) or on a blurred copy of itself (contain-blur) or cropped to fill (cover), optionally
             turned for a rotated panel, with its caption. --pair-with shows two portrait photos side by side and
-            --fade-from renders one step of the crossfade from another photo. A folder is read as a library
+            --fade-from renders one step of the crossfade from another photo; --overlay paints the clock, date and texts
+            as the player does, at --time. A folder is read as a library
             (categories, renditions, portrait pairs with --pair-portraits). PPM (.ppm) or PNG (.png) output.
             """,
         options: [
@@ -46,6 +47,11 @@ struct RenderCommand {
             .init(name: "--pair-portraits", help: "in a library, pair portrait photos in a row, as the player does"),
             .init(name: "--fade-from", value: "PHOTO", help: "render a crossfade step from PHOTO to IMAGE"),
             .init(name: "--fade-at", value: "F", help: "the step: IMAGE's share, 0 to 1 (default 0.5)"),
+            .init(
+                name: "--overlay", value: nil,
+                help: "paint the config's overlay (clock, date, texts) over the picture; a clock when it has none"),
+            .init(name: "--time", value: "YYYY-MM-DD HH:MM", help: "the overlay's time (default: now)"),
+            .init(name: "--text", value: "VALUE", help: "a value for the overlay's texts, in their order (repeatable)"),
             .init(name: "--config", value: "FILE", help: "config file (default: see README)"),
         ],
         maximumArguments: nil)
@@ -71,6 +77,7 @@ struct RenderCommand {
         if fadeAt != nil, parsed.value("--fade-from") == nil {
             throw UsageError(command: command, message: "--fade-at needs --fade-from PHOTO")
         }
+        let corner = try overlay(parsed, settings: settings, options: options)
 
         if let output = parsed.value("--output") {
             guard parsed.arguments.count == 1, parsed.value("--output-dir") == nil else {
@@ -87,7 +94,9 @@ struct RenderCommand {
             if let from = parsed.value("--fade-from") {
                 fade = (Self.slide(for: from), Int(((fadeAt ?? 0.5) * Double(FrameBlender.fullWeight)).rounded()))
             }
-            return render(slide, to: output, format: format, renderer: renderer, options: options, fade: fade) ? 0 : 1
+            return render(
+                slide, to: output, format: format, renderer: renderer, options: options, fade: fade, corner: corner)
+                ? 0 : 1
         }
         guard parsed.value("--pair-with") == nil, parsed.value("--fade-from") == nil else {
             throw UsageError(command: command, message: "--pair-with and --fade-from take one IMAGE and --output FILE")
@@ -106,7 +115,9 @@ struct RenderCommand {
         for argument in parsed.arguments {
             for slide in slides(in: argument, pairPortraits: parsed.has("--pair-portraits"), canvas: options.canvas) {
                 let output = "\(directory)/\(slide.id.description.replacingSlashes()).png"
-                if render(slide, to: output, format: .png, renderer: renderer, options: options, fade: nil) {
+                if render(
+                    slide, to: output, format: .png, renderer: renderer, options: options, fade: nil, corner: corner)
+                {
                     written += 1
                 } else {
                     failures += 1
@@ -116,6 +127,61 @@ struct RenderCommand {
         console.out(
             "\(written) frame(s) of \(panel) written to \(directory)\(failures > 0 ? ", \(failures) failed" : "")\n")
         return failures == 0 && written > 0 ? 0 : 1
+    }
+
+    /// The overlay's painter and lines for `--overlay`: the config's section (a clock in the locale's form when it
+    /// has none), at `--time`, with the `--text` values in the texts' formats.
+    private func overlay(_ parsed: ArgumentParser.Parsed, settings: Settings, options: RenderOptions)
+        throws(UsageError) -> (painter: CornerOverlay, lines: [CornerOverlay.Line])?
+    {
+        let command = "render"
+        guard parsed.has("--overlay") else {
+            if parsed.value("--time") != nil || parsed.value("--text") != nil {
+                throw UsageError(command: command, message: "--time and --text need --overlay")
+            }
+            return nil
+        }
+        var overlay = settings.overlay ?? OverlaySettings()
+        if settings.overlay == nil { overlay.clock = .locale }
+        let time: LocalTime
+        if let text = parsed.value("--time") {
+            guard let parsedTime = Self.localTime(text) else {
+                throw UsageError(command: command, message: "--time \(text): expected YYYY-MM-DD HH:MM")
+            }
+            time = parsedTime
+        } else {
+            time = LocalTime.now()
+        }
+        let values = parsed.all("--text")
+        guard values.count <= overlay.texts.count else {
+            throw UsageError(
+                command: command,
+                message: "\(values.count) --text values for the \(overlay.texts.count) texts of the overlay section")
+        }
+        let locale = options.caption.locale
+        let clock = ClockMachine(
+            settings: ClockMachine.Settings(
+                clock: overlay.clock.format(locale: locale), date: overlay.date ? locale : nil))
+        let lines = CornerOverlay.lines(
+            clock: clock.lines(at: time), clockIsOn: clock.settings.clock != nil,
+            texts: zip(overlay.texts, values).map { $0.line(value: $1) })
+        do {
+            let painter = try CornerOverlay(
+                settings: overlay, canvas: options.canvas, fontPath: settings.fontPath ?? TextRenderer.defaultFont)
+            return (painter, lines)
+        } catch {
+            throw UsageError(command: command, message: "--overlay: \(error)")
+        }
+    }
+
+    /// `YYYY-MM-DD HH:MM` (or with a `T`), as the frame's wall would show it.
+    static func localTime(_ text: String) -> LocalTime? {
+        let fields = text.split(whereSeparator: { "-: T".contains($0) }).map { Int($0) }
+        guard fields.count == 5, let year = fields[0], let month = fields[1], let day = fields[2],
+            let hour = fields[3], let minute = fields[4], (1...12).contains(month), (1...31).contains(day),
+            (0...23).contains(hour), (0...59).contains(minute)
+        else { return nil }
+        return LocalTime(epoch: 0, year: year, month: month, day: day, hour: hour, minute: minute, second: 0)
     }
 
     /// A single photo file as a slide named after the file.
@@ -150,7 +216,7 @@ struct RenderCommand {
 
     private func render(
         _ slide: Slide, to output: String, format: FrameWriter.Format, renderer: SlideRenderer, options: RenderOptions,
-        fade: (from: Slide, weight: Int)?
+        fade: (from: Slide, weight: Int)?, corner: (painter: CornerOverlay, lines: [CornerOverlay.Line])?
     ) -> Bool {
         do {
             let rendered = try renderer.render(slide, options: options)
@@ -161,6 +227,10 @@ struct RenderCommand {
                 FrameBlender.blend(
                     from: from.pixels, to: frame.pixels, weight: fade.weight, into: frame.pixels,
                     count: frame.size.pixelCount)
+            }
+            if let corner {
+                _ = corner.painter.paint(
+                    corner.lines, rotation: options.rotation, into: frame.pixels, stride: frame.size.width)
             }
             try FrameWriter.write(frame, to: output, format: format)
             for warning in rendered.warnings { console.error("vitrine render: \(warning)\n") }

@@ -188,14 +188,19 @@ public struct Settings: Sendable, Equatable {
         if let cec = try object.object("cec") {
             settings.cec = try CECSettings.parse(cec)
         }
-        if let overlay = try object.object("overlay") {
-            settings.overlay = try OverlaySettings.parse(overlay)
+        let overlaySection = try object.object("overlay")
+        if let overlaySection {
+            settings.overlay = try OverlaySettings.parse(overlaySection)
         }
         if let web = try object.object("web") {
             settings.web = try WebSettings.parse(web)
         }
         if let mqtt = try object.object("mqtt") {
             settings.mqtt = try MQTTSettings.parse(mqtt)
+        }
+        if let overlaySection, settings.overlay?.texts.isEmpty == false, settings.mqtt == nil {
+            throw overlaySection.failure(
+                "texts", "the texts come from MQTT topics: add an mqtt section naming the broker")
         }
         if let schedule = try object.object("screenSchedule") {
             try schedule.rejectUnknownKeys(allowed: scheduleKeyNames)

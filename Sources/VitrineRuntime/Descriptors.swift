@@ -60,6 +60,11 @@ public final class WallClockTimer {
         timerfd_settime(descriptor, Int32(TFD_TIMER_ABSTIME) | (1 << 1), &spec, nil)
     }
 
+    public func disarm() {
+        var spec = itimerspec()
+        timerfd_settime(descriptor, 0, &spec, nil)
+    }
+
     /// Reads the expiration; true when the timer was cancelled because the clock jumped (it was set, or the
     /// system resumed from sleep), false when it simply fired.
     @discardableResult

@@ -10,6 +10,9 @@ public enum DisplayContent {
     /// The picture on screen with something painted over it: the front buffer is copied to the back buffer, the
     /// closure paints there (pixels, size, row stride in pixels), and that buffer is flipped to.
     case overlay((UnsafeMutablePointer<UInt32>, Size, Int) -> Void)
+    /// A picture with something painted into it as it is painted (the overlay's corner): the same picture for
+    /// the show, done in one paint and one flip.
+    indirect case decorated(DisplayContent, (UnsafeMutablePointer<UInt32>, Size, Int) -> Void)
 }
 
 /// What a completed flip put on screen. The frame itself is not kept: its pixels are in the scanout buffer.
@@ -42,6 +45,7 @@ extension DisplayContent {
         case .background: return .background
         case .blend(_, _, let weight, let record): return .blend(record, weight: weight)
         case .overlay: return .overlay
+        case .decorated(let picture, _): return picture.shown
         }
     }
 
@@ -51,6 +55,7 @@ extension DisplayContent {
         case .frame(let frame, _): return frame.size == size
         case .blend(let from, let to, _, _): return from.size == size && to.size == size
         case .background, .overlay: return true
+        case .decorated(let picture, _): return picture.fits(size)
         }
     }
 
@@ -84,6 +89,10 @@ extension DisplayContent {
             }
             draw(back.bindMemory(to: UInt32.self, capacity: pitch / 4 * size.height), size, pitch / 4)
             return .overlay
+        case .decorated(let picture, let draw):
+            let shown = picture.paint(into: back, pitch: pitch, size: size, front: front)
+            draw(back.bindMemory(to: UInt32.self, capacity: pitch / 4 * size.height), size, pitch / 4)
+            return shown
         }
     }
 }

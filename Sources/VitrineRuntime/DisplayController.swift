@@ -31,6 +31,8 @@ public final class DisplayController {
     public private(set) var lastSequence: UInt32?
     /// While a flip completion is handled: the time of its vblank.
     private var glassTime: Double?
+    /// Paints into every picture as it is painted (not into overlays, which start from a picture that has it).
+    public var decorate: ((UnsafeMutablePointer<UInt32>, Size, Int) -> Void)?
 
     public init(executor: any DisplayExecutor, log: EventLog) throws(RuntimeError) {
         self.executor = executor
@@ -95,13 +97,14 @@ public final class DisplayController {
     private func execute(_ action: DisplayMachine<DisplayContent>.Action, now: Double) {
         switch action {
         case .paint(let content, let buffer, let front):
-            if content.fits(executor.size) {
-                executor.paint(content, buffer: buffer, front: front)
-            } else {
+            var picture = content
+            if !content.fits(executor.size) {
                 // A frame decoded for the mode before a replug: black until the slide is made again.
                 log(.warning, "\(executor.name): a picture made for another size was dropped")
-                executor.paint(.background(.black), buffer: buffer, front: front)
+                picture = .background(.black)
             }
+            if let decorate, !picture.isOverlay { picture = .decorated(picture, decorate) }
+            executor.paint(picture, buffer: buffer, front: front)
         case .flip(let buffer, let serial):
             flips += 1
             if let refusal = executor.flip(buffer: buffer, serial: serial) {

@@ -177,6 +177,8 @@ public final class FbdevDisplay: DisplayExecutor {
             }
         case .overlay:
             break
+        case .decorated(let picture, _):
+            paintRGB565(picture, into: base)
         case .blend(_, let to, _, let record):
             // Not reached (no fades on RGB565 panels); the incoming picture is what the fade would end on.
             paintRGB565(.frame(to, record), into: base)

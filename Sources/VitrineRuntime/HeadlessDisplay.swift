@@ -78,7 +78,7 @@ public final class HeadlessDisplay: DisplayExecutor {
         case .blend(let record, let weight):
             snapshots.write(buffers[buffer], record: record, now: now, fadeWeight: weight)
         case .background: snapshots.write(buffers[buffer], record: nil, now: now)
-        case .overlay: break
+        case .overlay: snapshots.writeOverlay(buffers[buffer], now: now)
         }
     }
 

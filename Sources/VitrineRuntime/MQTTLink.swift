@@ -38,18 +38,26 @@ final class MQTTLink {
     private var latestImage: [UInt8]?
     /// Answers one command line as the control socket does.
     var answer: (String) -> String = { _ in "error: not ready" }
+    /// Topics whose values the overlay shows (Home Assistant sensors), and where their messages go.
+    let overlayTopics: [String]
+    var overlayMessage: (String, [UInt8]) -> Void = { _, _ in }
+    /// A sensor's JSON (a weather entity's attributes) is larger than a command line may be.
+    static let overlayPayloadLimit = 64 << 10
 
     var isConnected: Bool { connection.isConnected }
     var reconnects: Int { connection.reconnects }
 
     /// Reads the credentials file and checks the TLS files; a problem there is the user's to fix and is thrown.
-    init(settings: MQTTSettings, profile: String, log: EventLog) throws(MQTTError) {
+    init(settings: MQTTSettings, profile: String, overlayTopics: [String], log: EventLog) throws(MQTTError) {
         self.settings = settings
         self.log = log
+        self.overlayTopics = overlayTopics
         topics = MQTTTopics(settings, hostname: MQTTClient.hostname())
         device = HomeAssistantDiscovery.Device(
             name: "Vitrine \(topics.id)", model: profile, version: VitrineVersion.string)
-        client = try MQTTClient(MQTTClient.options(for: settings, topics: topics))
+        var options = try MQTTClient.options(for: settings, topics: topics)
+        if !overlayTopics.isEmpty { options.payloadLimit = Self.overlayPayloadLimit }
+        client = try MQTTClient(options)
         connection = BrokerConnection(
             broker: "\(settings.host):\(settings.port)",
             seed: UInt64(truncatingIfNeeded: Int(MonotonicClock.seconds() * 1e6)) ^ UInt64(getpid()))
@@ -73,6 +81,7 @@ final class MQTTLink {
         try loop.add(stateTimer.descriptor, token: token(.state))
         if let thumbnails { try loop.add(thumbnails.wakeup.descriptor, token: token(.image)) }
         log("MQTT: \(topics.id) on \(connection.broker), commands on \(topics.commandTopics.joined(separator: ", "))")
+        if !overlayTopics.isEmpty { log("MQTT: overlay texts from \(overlayTopics.joined(separator: ", "))") }
         perform(connection.start(), now: now)
     }
 
@@ -187,18 +196,27 @@ final class MQTTLink {
             case .message(let topic, let payload):
                 received(topic: topic, payload: payload)
             case .oversized(let topic, let bytes):
-                log(
-                    .warning,
-                    "MQTT: refused a message on \(topic): commands are at most "
-                        + "\(ControlCommand.maximumLineBytes) bytes")
-                if topics.commandTopics.contains(topic) {
-                    reply("error: \(bytes) bytes is longer than \(ControlCommand.maximumLineBytes) bytes")
-                }
+                refuse(topic: topic, bytes: bytes)
             }
         }
     }
 
+    private func refuse(topic: String, bytes: Int) {
+        guard topics.commandTopics.contains(topic) else {
+            log(.warning, "MQTT: refused a message on \(topic): \(bytes) bytes is more than an overlay text takes")
+            return
+        }
+        log(
+            .warning,
+            "MQTT: refused a message on \(topic): commands are at most \(ControlCommand.maximumLineBytes) bytes")
+        reply("error: \(bytes) bytes is longer than \(ControlCommand.maximumLineBytes) bytes")
+    }
+
     private func received(topic: String, payload: [UInt8]) {
+        if overlayTopics.contains(topic) {
+            overlayMessage(topic, payload)
+            return
+        }
         if topic == topics.homeAssistantStatus {
             if payload == Array("online".utf8) {
                 log("MQTT: Home Assistant is online: discovery and state sent again")
@@ -208,6 +226,10 @@ final class MQTTLink {
             return
         }
         guard topics.commandTopics.contains(topic) else { return }
+        guard payload.count <= ControlCommand.maximumLineBytes else {
+            refuse(topic: topic, bytes: payload.count)
+            return
+        }
         // The same line, the same parser and the same answer as on the control socket.
         reply(answer(String(decoding: payload, as: UTF8.self)))
     }
@@ -217,7 +239,8 @@ final class MQTTLink {
     }
 
     private func announce() {
-        client.subscribe(topics.commandTopics + (settings.discovery ? [topics.homeAssistantStatus] : []))
+        client.subscribe(
+            topics.commandTopics + (settings.discovery ? [topics.homeAssistantStatus] : []) + overlayTopics)
         client.publish(topics.availability, Array("online".utf8), retain: true, qos: 1)
         publishDiscovery()
         publishLatestState()

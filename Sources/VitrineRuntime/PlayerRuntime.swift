@@ -18,6 +18,14 @@ public final class PlayerRuntime: LibraryFollowerOwner {
         case mqttSocket, mqttAttempt, mqttHousekeeping, mqttRetry, mqttState, mqttImage
         case cecAdapter, cecTimer
         case webServer, webWorker, webSlide, webTimer
+        case overlayMinute, overlayStale
+
+        init(_ source: LiveOverlay.Source) {
+            switch source {
+            case .minute: self = .overlayMinute
+            case .stale: self = .overlayStale
+            }
+        }
 
         init(_ source: WebRemote.Source) {
             switch source {
@@ -126,8 +134,13 @@ public final class PlayerRuntime: LibraryFollowerOwner {
     private var cec: CECLink?
     /// The web remote; nil without `web` settings or when it cannot listen.
     private var web: WebRemote?
-    /// Text over the picture: the category banner for a few seconds, else the pause sign while paused by the user.
+    /// Text over the picture: the category banner for a few seconds, else the pause sign while paused by the user;
+    /// the corner's clock, date and texts.
     private let overlay: TextOverlay
+    /// The corner's lines as they should be now; nil without an `overlay` section.
+    private var live: LiveOverlay?
+    /// Whether the screen was lit at the last turn, as the clock was told.
+    private var clockSeesScreen: Bool?
     /// The screen was unplugged; the show holds (screen-off reason) until it is back.
     private var unplugged = false
     private var profileNow: DeviceProfile
@@ -373,13 +386,14 @@ public final class PlayerRuntime: LibraryFollowerOwner {
         if let snapshots = display.snapshots { log("presented frames go to \(snapshots.directory)/") }
         presenceAndButtons = PresenceAndButtons.start(
             settings: configuration.settings, in: loop, now: MonotonicClock.seconds(), log: log)
+        display.decorate = { [unowned self] pixels, _, stride in
+            self.overlay.decorate(
+                canvas: self.profileNow.compose, rotation: self.profileNow.rotation, pixels: pixels, stride: stride)
+        }
+        startOverlay(configuration.settings)
         startMQTT(configuration.settings)
         startCEC(configuration.settings)
         startWeb(configuration.settings)
-        if configuration.settings.overlay != nil {
-            // Issue 20 is under way: the section is checked, so a config written for it now stays valid.
-            log(.notice, "overlay: the clock, date and texts are checked but not drawn by this version yet")
-        }
         follower.owner = self
         send(.start(categories: follower.start(now: MonotonicClock.seconds()), now: MonotonicClock.seconds()))
         followSchedule()
@@ -398,6 +412,7 @@ public final class PlayerRuntime: LibraryFollowerOwner {
                 drainDisplay()
                 if exitStatus != nil { break }
             }
+            followOverlay()
             refreshOverlay()
             drainDisplay()
             tellMQTT()
@@ -498,6 +513,8 @@ public final class PlayerRuntime: LibraryFollowerOwner {
         case .webWorker: web?.handle(.worker, now: now)
         case .webSlide: web?.handle(.slide, now: now)
         case .webTimer: web?.handle(.timer, now: now)
+        case .overlayMinute: live?.handle(.minute, now: now)
+        case .overlayStale: live?.handle(.stale, now: now)
         case nil:
             if let events = presenceAndButtons?.handle(token: ready.token, now: now) {
                 sendAll(events)
@@ -599,6 +616,7 @@ public final class PlayerRuntime: LibraryFollowerOwner {
             renderOptions.fit = configuration.settings.fit ?? profile.fit
             worker.setOptions(renderOptions)
             follower.renditionMaker?.setProfile(profile, fit: configuration.settings.fit)
+            makeCorner(configuration.settings)
             // New buffers once no flip is in flight; then `.redraw` paints the slide at the new size.
             display.plugged(sameMode: false, now: now)
         }
@@ -675,14 +693,18 @@ public final class PlayerRuntime: LibraryFollowerOwner {
         let mqttChanged = settings.mqtt != configuration.settings.mqtt
         let oldCEC = configuration.settings.cec
         let webChanged = settings.web != configuration.settings.web
+        let overlayTopicsChanged = (settings.overlay?.texts ?? []) != (configuration.settings.overlay?.texts ?? [])
+        let overlayChanged =
+            settings.overlay != configuration.settings.overlay || settings.locale != configuration.settings.locale
         configuration.settings = settings
+        if overlayChanged { restartOverlay(settings, now: now) }
         if webChanged {
             web?.close()
             web = nil
             startWeb(settings)
         }
         if gpioChanged { reopenPresenceAndButtons(settings, now: now) }
-        if mqttChanged {
+        if mqttChanged || overlayTopicsChanged {
             mqtt?.close()
             mqtt = nil
             startMQTT(settings)
@@ -741,12 +763,16 @@ public final class PlayerRuntime: LibraryFollowerOwner {
         guard let mqttSettings = settings.mqtt else { return }
         let link: MQTTLink
         do {
-            link = try MQTTLink(settings: mqttSettings, profile: profileNow.id, log: log)
+            link = try MQTTLink(
+                settings: mqttSettings, profile: profileNow.id, overlayTopics: live?.topics ?? [], log: log)
         } catch {
             log(.error, "\(error); the show goes on without MQTT")
             return
         }
         link.answer = { [unowned self] line in self.answer(line) }
+        link.overlayMessage = { [unowned self] topic, payload in
+            self.live?.received(topic: topic, payload: payload, now: MonotonicClock.seconds())
+        }
         do {
             try link.start(in: loop, token: { Token($0).rawValue }, now: MonotonicClock.seconds())
         } catch {
@@ -756,6 +782,58 @@ public final class PlayerRuntime: LibraryFollowerOwner {
         }
         mqtt = link
         tellMQTT()
+    }
+
+    /// The clock, date and MQTT texts in a corner, when the settings ask for any of them.
+    private func startOverlay(_ settings: Settings) {
+        guard let overlaySettings = settings.overlay else { return }
+        let live: LiveOverlay
+        do {
+            live = try LiveOverlay(
+                settings: overlaySettings, locale: settings.locale ?? DateStyle.processDefault(), log: log)
+            for (descriptor, source) in live.descriptors { try loop.add(descriptor, token: Token(source).rawValue) }
+        } catch {
+            log(.error, "overlay: \(error); the show goes on without the clock and texts")
+            return
+        }
+        self.live = live
+        makeCorner(settings)
+        clockSeesScreen = nil
+        live.start(now: MonotonicClock.seconds())
+        log("overlay: \(live.summary) in the \(overlaySettings.corner.rawValue) corner")
+    }
+
+    /// New overlay settings: the clock and texts start again (the texts' values come back with the broker's
+    /// retained messages when the MQTT link subscribes again).
+    private func restartOverlay(_ settings: Settings, now: Double) {
+        if let live { for (descriptor, _) in live.descriptors { loop.remove(descriptor) } }
+        live = nil
+        overlay.corner = nil
+        startOverlay(settings)
+    }
+
+    /// The corner's renderer for the canvas as it is now (again after a replug to another size).
+    private func makeCorner(_ settings: Settings) {
+        guard let overlaySettings = settings.overlay else { return }
+        do {
+            overlay.corner = try CornerOverlay(
+                settings: overlaySettings, canvas: profileNow.compose,
+                fontPath: settings.fontPath ?? TextRenderer.defaultFont)
+        } catch {
+            log(.warning, "overlay: no clock or texts on screen (\(error))")
+            overlay.corner = nil
+        }
+    }
+
+    /// Tells the clock whether the screen is lit (off, away or unplugged, it sleeps) and gives the corner its lines.
+    private func followOverlay() {
+        guard let live else { return }
+        let lit = display.isLit
+        if lit != clockSeesScreen {
+            clockSeesScreen = lit
+            live.screen(on: lit)
+        }
+        overlay.cornerLines = live.lines(now: MonotonicClock.seconds())
     }
 
     /// Listens for the web remote. A port in use or a missing certificate is one log line; the show goes on.
@@ -966,9 +1044,9 @@ public final class PlayerRuntime: LibraryFollowerOwner {
                 switch output {
                 case .completed(let content, let visible, let at):
                     completed(content.shown, visible: visible, now: min(at, now))
-                case .reappeared(let content):
-                    // A picture painted for the return carries no text.
-                    if let content, !content.isOverlay { overlay.pictureReplaced() }
+                case .reappeared:
+                    // A picture painted for the return has the corner painted in (`decorate`); the rest follows.
+                    break
                 case .redraw:
                     send(.redraw(now: now))
                 case .seatReleased:
@@ -990,11 +1068,8 @@ public final class PlayerRuntime: LibraryFollowerOwner {
             feedFade(now: now)
             return
         }
-        if case .background = shown { overlay.pictureReplaced() }
         guard case .frame(let record) = shown else { return }
         for request in crossfader.frameDone(visible: visible, sequence: display.lastSequence) { worker.submit(request) }
-        // The new picture carries no text; the banner or pause sign is painted again over it.
-        overlay.pictureReplaced()
         presentedCount += 1
         position?.shown(SlideID(category: record.category, name: record.slide), now: now)
         figures.slidesShown += 1

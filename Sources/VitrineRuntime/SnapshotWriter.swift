@@ -15,10 +15,13 @@ public struct PresentRecord: Sendable {
     public var decodeMilliseconds: Double?
 }
 
-/// Writes each presented frame as `DIR/NNNNNN.ppm` and appends a JSON line to `DIR/presented.jsonl`.
+/// Writes each presented frame as `DIR/NNNNNN.ppm` and appends a JSON line to `DIR/presented.jsonl`; text
+/// painted over the picture on screen (a banner, the clock's minute) goes to `DIR/overlay-NNNNNN.ppm` and
+/// `DIR/overlays.jsonl`, numbered on their own so the slides' numbers stay the slides'.
 public final class SnapshotWriter {
     public let directory: String
     private var sequence = 0
+    private var overlaySequence = 0
     private let started: Double
 
     public init(directory: String, started: Double) throws(RuntimeError) {
@@ -52,8 +55,25 @@ public final class SnapshotWriter {
         }
         if let fadeWeight { fields.append("\"fade\":\(JSONText.number(Double(fadeWeight) / 256))") }
         fields.append("\"t\":\(JSONText.number(now - started))")
-        let line = "{" + fields.joined(separator: ",") + "}\n"
-        let path = "\(directory)/presented.jsonl"
+        append("{" + fields.joined(separator: ",") + "}\n", to: "\(directory)/presented.jsonl")
+    }
+
+    /// Text painted over the picture on screen: the whole screen as it is now, and a line naming the picture it
+    /// was painted over (`after`, that picture's `seq`).
+    public func writeOverlay(_ frame: Frame, now: Double) {
+        overlaySequence += 1
+        do {
+            try FrameWriter.write(
+                frame, to: "\(directory)/overlay-\(String(overlaySequence).leftPadded(to: 6)).ppm", format: .ppm)
+        } catch {
+            return
+        }
+        append(
+            "{\"seq\":\(overlaySequence),\"after\":\(sequence),\"t\":\(JSONText.number(now - started))}\n",
+            to: "\(directory)/overlays.jsonl")
+    }
+
+    private func append(_ line: String, to path: String) {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { return }
         defer { close(descriptor) }

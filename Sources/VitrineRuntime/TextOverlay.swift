@@ -2,9 +2,11 @@ import VitrineCore
 import VitrineImage
 
 /// Text over the picture on screen: the category banner (or the slide's name) for a few seconds, else "Paused"
-/// while the user paused; and the web remote's pairing code for a minute after Info. It costs a strip the size of
-/// the text (and the code's square) and the pixels under them (kept to take them off again), never another frame.
-/// A new picture comes without them; they are painted again over it.
+/// while the user paused; the web remote's pairing code for a minute after Info; and the corner's clock, date and
+/// MQTT texts. It costs a strip the size of the text (and the code's square) and the pixels under them (kept to take
+/// them off again), never another frame. The corner is painted into every picture as it is painted (each step of a
+/// fade too, so the clock never blinks out with a slide change); the banner and the code are painted again over a
+/// new picture once it is on screen.
 final class TextOverlay {
     /// Seconds a banner stays.
     static let bannerSeconds = 3.0
@@ -14,6 +16,7 @@ final class TextOverlay {
     private struct Wanted: Equatable {
         var text: String?
         var code: QRMatrix?
+        var lines: [CornerOverlay.Line] = []
     }
 
     private let renderer: TextRenderer?
@@ -22,6 +25,12 @@ final class TextOverlay {
     private var pairing: (code: QRMatrix, until: Double)?
     /// What is painted, with the pixels under each part, in the order painted.
     private var shown: (wanted: Wanted, saved: [BannerPainter.Saved])?
+    /// The corner's renderer, for the canvas it was made for; nil without an `overlay` section or a font.
+    var corner: CornerOverlay? {
+        didSet { if corner !== oldValue { cornerLines = [] } }
+    }
+    /// What the corner should show now.
+    var cornerLines: [CornerOverlay.Line] = []
 
     init(renderer: TextRenderer?) throws(RuntimeError) {
         self.renderer = renderer
@@ -58,22 +67,35 @@ final class TextOverlay {
         }
     }
 
-    /// The picture under the overlay was replaced: nothing of it is on screen any more.
-    func pictureReplaced() { shown = nil }
+    /// Paints the corner into a picture just painted (scanout pixels of the screen's whole picture): called for
+    /// every picture and fade step, so what `shown` says is what the last painted buffer holds.
+    func decorate(canvas: Size, rotation: Rotation, pixels: UnsafeMutablePointer<UInt32>, stride: Int) {
+        guard let corner, corner.canvas == canvas,
+            let saved = corner.paint(cornerLines, rotation: rotation, into: pixels, stride: stride)
+        else {
+            shown = nil
+            return
+        }
+        shown = (Wanted(lines: cornerLines), [saved])
+    }
 
     /// Puts what should be over the picture there, or takes it away, through `show` (which paints the overlay at
     /// once: the caller asks only while the screen is lit and no flip is in flight).
     func refresh(paused: Bool, canvas: Size, rotation: Rotation, show: (DisplayContent) -> Void) {
         let text = renderer == nil ? nil : banner?.text ?? (paused ? "Paused" : nil)
-        let wanted = Wanted(text: text, code: pairing?.code)
-        let nothing = Wanted(text: nil, code: nil)
-        guard wanted != (shown?.wanted ?? nothing) else { return }
+        let lines = corner?.canvas == canvas ? cornerLines : []
+        let wanted = Wanted(text: text, code: pairing?.code, lines: lines)
+        guard wanted != (shown?.wanted ?? Wanted()) else { return }
         let previous = shown?.saved ?? []
         let strip = text.flatMap { renderer?.render($0) }
         var painted: [BannerPainter.Saved] = []
+        let corner = corner
         show(
             .overlay { pixels, _, stride in
                 for saved in previous.reversed() { saved.restore(into: pixels, stride: stride) }
+                if let corner, let saved = corner.paint(lines, rotation: rotation, into: pixels, stride: stride) {
+                    painted.append(saved)
+                }
                 if let code = wanted.code,
                     let saved = QRCodePainter.paint(
                         code, canvas: canvas, rotation: rotation, into: pixels, stride: stride)
