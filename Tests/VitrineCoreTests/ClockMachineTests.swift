@@ -133,8 +133,10 @@ import Testing
 
 /// The `overlay` section.
 @Suite struct OverlaySettingsTests {
-    static func overlay(_ text: String) throws(ConfigError) -> OverlaySettings? {
-        try Settings.parse("{\n\"overlay\": \(text)\n}", file: "frame.json").overlay
+    /// The section in a file that names a broker (the texts need one).
+    static func overlay(_ text: String, broker: Bool = true) throws(ConfigError) -> OverlaySettings? {
+        let mqtt = broker ? ",\n\"mqtt\": {\"host\": \"broker.lan\"}" : ""
+        return try Settings.parse("{\n\"overlay\": \(text)\(mqtt)\n}", file: "frame.json").overlay
     }
 
     @Test func theSectionReadsItsParts() throws {
@@ -171,6 +173,17 @@ import Testing
         for (text, field, words) in cases {
             do {
                 _ = try Self.overlay(text)
+                Issue.record("\(text) was accepted")
+            } catch {
+                #expect(error.line == 2, "\(text): \(error)")
+                #expect("\(error)".contains(field), "\(text): \(error)")
+                #expect("\(error)".contains(words), "\(text): \(error)")
+            }
+        }
+        // Texts without a broker to hear them from.
+        for (text, field, words) in [("{\"texts\": [{\"topic\": \"t\"}]}", "overlay.texts", "add an mqtt section")] {
+            do {
+                _ = try Self.overlay(text, broker: false)
                 Issue.record("\(text) was accepted")
             } catch {
                 #expect(error.line == 2, "\(text): \(error)")
