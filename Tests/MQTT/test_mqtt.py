@@ -11,7 +11,11 @@ Assistant and as a fleet operator, and the release binary on headless panels.
    file, a 1 MiB payload and random bytes on the command topic, the player killed (the will says offline);
 4. three players on one broker: `PREFIX/all/cmd` reaches all three, a group command only its group;
 5. the image topic: the slide on screen as a JPEG, following the show;
-6. TLS with a client certificate, and a broker whose certificate the player's CA did not sign.
+6. TLS with a client certificate, and a broker whose certificate the player's CA did not sign;
+7. the overlay (running beside the others): a text from a topic on screen within a second of a publish, updated,
+   hidden after its staleness limit, nothing drawn while the screen is off; with a one-hour interval the clock
+   changes at each minute as a strip over the same photo; every fade step carries it. Each screen is compared
+   pixel for pixel with `vitrine render --overlay --time --text`.
 
 Prints PASS/FAIL per check and `N passed, M failed`. Usage: test_mqtt.py --vitrine BIN
 """
@@ -31,7 +35,7 @@ import time
 
 try:
     import paho.mqtt.client as mqtt
-    from PIL import Image
+    from PIL import Image, ImageChops
 except ImportError as missing:
     print(f"FAIL  {missing.name} is missing (make mqtt-test installs python3-paho-mqtt and python3-pil)")
     sys.exit(1)
@@ -184,7 +188,8 @@ def state(payload):
 
 
 class Player:
-    def __init__(self, vitrine, work, name, library, mqtt_settings, interval=30.0, stats=False, extra=None):
+    def __init__(self, vitrine, work, name, library, mqtt_settings, interval=30.0, stats=False, extra=None,
+                 snapshots=None):
         self.name = name
         self.socket = f"{work}/{name}.sock"
         self.log = f"{work}/{name}.log"
@@ -197,7 +202,8 @@ class Player:
         self.config = f"{work}/{name}.json"
         with open(self.config, "w") as f:
             json.dump(config, f)
-        arguments = [vitrine, "play", "--config", self.config] + (["--stats"] if stats else [])
+        arguments = ([vitrine, "play", "--config", self.config] + (["--stats"] if stats else [])
+                     + (["--snapshots", snapshots] if snapshots else []))
         env = {k: v for k, v in os.environ.items() if k not in ("STATE_DIRECTORY", "JOURNAL_STREAM")}
         self.process = subprocess.Popen(arguments, stdout=open(self.log, "w"), stderr=subprocess.STDOUT, env=env)
         until(lambda: os.path.exists(self.socket), 10)
@@ -621,6 +627,127 @@ def broker_stopped_while_fast(vitrine, work, broker, seconds):
         player.stop()
 
 
+def overlay_clock_and_texts(vitrine, work, broker):
+    """The clock, the date and a Home Assistant sensor over the photo, checked against `vitrine render --overlay`."""
+    library = make_library(f"{work}/overlay", {"A": [(200, 20, 20), (20, 20, 200)]})
+    frames = f"{work}/overlay-frames"
+    size = (480, 270)
+    overlay = {"clock": "HH:mm", "date": True, "corner": "top-right",
+               "texts": [{"topic": "home/outside", "field": "temperature", "format": "{value} °C", "staleSeconds": 4}]}
+    extra = {"overlay": overlay, "transition": "fade", "transitionSeconds": 1, "fit": "contain", "locale": "en",
+             "display": {"backend": "headless", "headlessSize": f"{size[0]}x{size[1]}"}}
+    observer = Observer(broker, "home/#", name="home")
+    player = Player(vitrine, work, "overlay", library, mqtt_settings(broker, "overlay"), interval=3600, extra=extra,
+                    snapshots=frames)
+    photos = sorted(f"{library}/A/{name}" for name in os.listdir(f"{library}/A"))
+
+    def lines(name):
+        try:
+            with open(f"{frames}/{name}") as f:
+                return [json.loads(line) for line in f if line.endswith("\n")]
+        except OSError:
+            return []
+
+    def new_overlay(count, timeout):
+        """Waits for overlay snapshot number count + 1: (its image, seconds waited) or (None, seconds)."""
+        start = time.monotonic()
+        if not until(lambda: len(lines("overlays.jsonl")) > count, timeout):
+            return None, time.monotonic() - start
+        waited = time.monotonic() - start
+        return Image.open(f"{frames}/overlay-{count + 1:06d}.ppm").convert("RGB"), waited
+
+    def minute():
+        return time.strftime("%Y-%m-%d %H:%M")
+
+    def render(photo, minute_text, texts=(), fade=None):
+        out = f"{work}/overlay-ref.png"
+        command = [vitrine, "render", photo, "--config", player.config, "--overlay", "--time", minute_text,
+                   "--output", out] + [word for value in texts for word in ("--text", value)]
+        if fade:
+            command += ["--fade-from", fade[0], "--fade-at", str(fade[1])]
+        subprocess.run(command, check=True, capture_output=True)
+        return Image.open(out).convert("RGB")
+
+    def same(image, photo, minutes, texts=(), fade=None):
+        """Whether `image` is the photo with the overlay at one of `minutes`, pixel for pixel."""
+        return image is not None and any(
+            not ImageChops.difference(image, render(photo, m, texts, fade)).getbbox() for m in set(minutes))
+
+    def in_corner(box):
+        return box is not None and box[0] >= size[0] // 2 and box[3] <= size[1] // 2
+
+    try:
+        if not until(lambda: len(lines("presented.jsonl")) >= 1, 15):
+            record(False, "overlay: the player showed no photo: " + player.output()[-1500:])
+            return
+        # The texts' checks take about eight seconds: start them early in a minute, so no clock change falls among
+        # them.
+        until(lambda: time.localtime().tm_sec < 45, 20)
+        count = len(lines("overlays.jsonl"))
+        before = minute()
+        observer.publish("home/outside", json.dumps({"temperature": 21.5, "humidity": 80}).encode())
+        image, waited = new_overlay(count, 5)
+        record(image is not None and waited < 1 and same(image, photos[0], [before, minute()], ["21.5"]),
+               f"overlay: a sensor's value is on screen {waited * 1000:.0f} ms after its publish, exactly as "
+               f"`render --overlay --text 21.5` draws it")
+        observer.publish("home/outside", json.dumps({"temperature": 22}).encode())
+        published = time.monotonic()
+        image, waited = new_overlay(count + 1, 5)
+        record(image is not None and waited < 1 and same(image, photos[0], [before, minute()], ["22"]),
+               f"overlay: an update is on screen {waited * 1000:.0f} ms after its publish")
+        image, _ = new_overlay(count + 2, 8)
+        stale = time.monotonic() - published
+        record(image is not None and 3.9 <= stale <= 5.5 and same(image, photos[0], [before, minute()]),
+               f"overlay: the value hides {stale:.1f} s after the last publish (staleSeconds 4), the clock stays")
+        # Nothing is drawn while the screen is off; on again, the screen shows what is true now.
+        flips = player.status()["flips"]
+        player.ctl("screen off")
+        count = len(lines("overlays.jsonl"))
+        observer.publish("home/outside", json.dumps({"temperature": 5}).encode())
+        # A negative check: a second for a flip that must not come.
+        time.sleep(1)
+        record(player.status()["flips"] == flips and len(lines("overlays.jsonl")) == count,
+               "overlay: a value that arrives while the screen is off is not drawn (no flip)")
+        player.ctl("screen on")
+        image, waited = new_overlay(count, 5)
+        record(same(image, photos[0], [before, minute()], ["5"]),
+               f"overlay: the screen on again shows the value that came meanwhile ({waited * 1000:.0f} ms)")
+        # That value goes stale too; from then on the corner has the clock and the date.
+        image, _ = new_overlay(count + 1, 8)
+        record(same(image, photos[0], [before, minute()]), "overlay: and hides it when it goes stale")
+
+        # The clock at each minute, over the same photo, a strip at a time.
+        shown = len(lines("presented.jsonl"))
+        previous = Image.open(f"{frames}/overlay-{len(lines('overlays.jsonl')):06d}.ppm").convert("RGB")
+        for _ in range(2):
+            count = len(lines("overlays.jsonl"))
+            image, _ = new_overlay(count, 75)
+            late = time.time() % 60
+            box = ImageChops.difference(previous, image).getbbox() if image else None
+            record(image is not None and late < 2 and in_corner(box) and same(image, photos[0], [minute()]),
+                   f"overlay: the minute's redraw came {late:.2f} s into {minute()}, changed only {box} of the "
+                   f"{size[0]}x{size[1]} screen, and is `render --time '{minute()}'` exactly")
+            previous = image or previous
+        record(len(lines("presented.jsonl")) == shown, "overlay: the photo stayed (a one-hour interval)")
+
+        # A fade: every step carries the clock.
+        start = len(lines("presented.jsonl"))
+        at = minute()
+        player.ctl("next")
+        until(lambda: any("fade" not in line for line in lines("presented.jsonl")[start:]), 10)
+        steps = [line for line in lines("presented.jsonl")[start:] if "fade" in line]
+        checked = [step for step in steps[:: max(1, len(steps) // 3)]][:3]
+        good = [step for step in checked
+                if same(Image.open(f"{frames}/{step['seq']:06d}.ppm").convert("RGB"), photos[1], [at, minute()],
+                        fade=(photos[0], step["fade"]))]
+        record(len(steps) >= 3 and len(good) == len(checked),
+               f"overlay: {len(good)} of {len(checked)} fade steps sampled ({len(steps)} in all) carry the clock, "
+               f"as `render --fade-from --overlay` draws them")
+    finally:
+        player.stop()
+        observer.close()
+
+
 VITRINE = None
 
 
@@ -644,6 +771,9 @@ def main():
         broker = Broker(work, "main", certificates)
         brokers.append(broker)
         broker.start()
+        # The overlay's checks wait for minutes to turn and cost little CPU: they run beside the others.
+        overlay = threading.Thread(target=overlay_clock_and_texts, args=(VITRINE, work, broker))
+        overlay.start()
         commands_act_as_on_the_socket(VITRINE, work, broker)
         discovery_follows_the_library(VITRINE, work, broker)
         hostile_payloads(VITRINE, work, broker)
@@ -654,6 +784,7 @@ def main():
         late = Broker(work, "late")
         brokers.append(late)
         broker_down_killed_and_back(VITRINE, work, late)
+        overlay.join()
         # The five-minute stop runs last and alone, on a broker of its own: lateness measured while other players,
         # brokers and TLS handshakes share the two cores would be theirs, not the stopped broker's (a parallel run
         # once saw a 55 ms slide with nothing of the player's own to blame).
