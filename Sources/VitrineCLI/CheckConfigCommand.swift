@@ -169,6 +169,14 @@ struct CheckConfigCommand {
         } else {
             line("mqtt", "off (no broker)")
         }
+        line("overlay", Self.overlayLine(settings))
+        for text in settings.overlay?.texts ?? [] {
+            console.out(
+                "    \(text.format.replacing("{value}", with: text.field.map { "<\($0)>" } ?? "<payload>")) from "
+                    + "\(text.topic)"
+                    + (text.staleSeconds.map { ", hidden \(ConfigObject.format($0)) s after its last message" } ?? "")
+                    + "\n")
+        }
         if let font = settings.fontPath, !FileBytes.exists(font) {
             warnings.append("fontPath \(font) does not exist; banners and captions will be missing")
         }
@@ -198,6 +206,25 @@ struct CheckConfigCommand {
             StateDirectory.headerCacheFolder(settings: settings) ?? "none (headers are read again at every start)")
         for warning in warnings { console.out("  warning: \(warning)\n") }
         return valid
+    }
+
+    /// `clock 14:05 (HH:mm), date 2 December 2026, 1 text, top-right, 6 % of the picture's height, shadow`.
+    static func overlayLine(_ settings: Settings) -> String {
+        guard let overlay = settings.overlay else { return "off (no clock, date or texts over the photos)" }
+        let locale = settings.locale ?? DateStyle.processDefault()
+        let now = LocalTime.now()
+        var parts: [String] = []
+        if let clock = overlay.clock.format(locale: locale) {
+            parts.append("clock \(clock.format(now)) (\(clock.pattern))")
+        }
+        if overlay.date, let date = ClockMachine(settings: .init(date: locale)).lines(at: now).first {
+            parts.append("date \(date)")
+        }
+        if !overlay.texts.isEmpty { parts.append("\(overlay.texts.count) text(s) from MQTT") }
+        if parts.isEmpty { parts.append("nothing to show") }
+        return parts.joined(separator: ", ")
+            + ", \(overlay.corner.rawValue), \(ConfigObject.format(overlay.size * 100)) % of the picture's height, "
+            + overlay.look.rawValue
     }
 
     /// A device table has profiles; anything else is read as player settings.

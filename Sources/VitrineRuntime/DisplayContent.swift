@@ -7,9 +7,11 @@ public enum DisplayContent {
     case background(RGBColor)
     /// One step of a crossfade: the two frames mixed, `weight` of 256 being the incoming one's share.
     case blend(from: Frame, to: Frame, weight: Int, PresentRecord)
-    /// The picture on screen with something painted over it: the front buffer is copied to the back buffer, the
-    /// closure paints there (pixels, size, row stride in pixels), and that buffer is flipped to.
-    case overlay((UnsafeMutablePointer<UInt32>, Size, Int) -> Void)
+    /// The picture on screen with something painted over it: the front buffer is copied to the back buffer (only
+    /// the `copying` rectangles when the back buffer holds the same picture apart from them), the closure paints
+    /// there (pixels, size, row stride in pixels) and returns the rectangles it touched, and that buffer is
+    /// flipped to.
+    case overlay(copying: [Placement.Rect]? = nil, (UnsafeMutablePointer<UInt32>, Size, Int) -> [Placement.Rect])
     /// A picture with something painted into it as it is painted (the overlay's corner): the same picture for
     /// the show, done in one paint and one flip.
     indirect case decorated(DisplayContent, (UnsafeMutablePointer<UInt32>, Size, Int) -> Void)
@@ -82,12 +84,21 @@ extension DisplayContent {
                     .update(repeating: color.xrgb, count: size.width)
             }
             return .background
-        case .overlay(let draw):
+        case .overlay(let rects, let draw):
             // With one buffer (fbdev without panning) back and front are the same memory: nothing to copy.
             if back != UnsafeMutableRawPointer(mutating: front) {
-                back.copyMemory(from: front, byteCount: pitch * size.height)
+                if let rects {
+                    for rect in rects {
+                        for row in rect.y..<(rect.y + rect.height) {
+                            (back + row * pitch + rect.x * 4).copyMemory(
+                                from: front + row * pitch + rect.x * 4, byteCount: rect.width * 4)
+                        }
+                    }
+                } else {
+                    back.copyMemory(from: front, byteCount: pitch * size.height)
+                }
             }
-            draw(back.bindMemory(to: UInt32.self, capacity: pitch / 4 * size.height), size, pitch / 4)
+            _ = draw(back.bindMemory(to: UInt32.self, capacity: pitch / 4 * size.height), size, pitch / 4)
             return .overlay
         case .decorated(let picture, let draw):
             let shown = picture.paint(into: back, pitch: pitch, size: size, front: front)

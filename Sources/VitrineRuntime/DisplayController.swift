@@ -33,11 +33,16 @@ public final class DisplayController {
     private var glassTime: Double?
     /// Paints into every picture as it is painted (not into overlays, which start from a picture that has it).
     public var decorate: ((UnsafeMutablePointer<UInt32>, Size, Int) -> Void)?
+    /// Which picture each buffer holds and where overlays changed it, so an overlay copies only those places.
+    private var damage: BufferDamage
+    /// Bytes copied from the screen's buffer for overlays since start, and overlays painted (the benchmark).
+    public private(set) var overlayCopy = (bytes: 0, overlays: 0)
 
     public init(executor: any DisplayExecutor, log: EventLog) throws(RuntimeError) {
         self.executor = executor
         self.log = log
         machine = DisplayMachine(bufferCount: executor.bufferCount)
+        damage = BufferDamage(bufferCount: executor.bufferCount)
         timer = try MonotonicTimer()
     }
 
@@ -103,8 +108,23 @@ public final class DisplayController {
                 log(.warning, "\(executor.name): a picture made for another size was dropped")
                 picture = .background(.black)
             }
-            if let decorate, !picture.isOverlay { picture = .decorated(picture, decorate) }
-            executor.paint(picture, buffer: buffer, front: front)
+            guard case .overlay(_, let draw) = picture else {
+                if let decorate { picture = .decorated(picture, decorate) }
+                executor.paint(picture, buffer: buffer, front: front)
+                damage.picturePainted(into: buffer)
+                return
+            }
+            let rects = buffer == front ? [] : damage.rectsToCopy(into: buffer, from: front)
+            var touched: [Placement.Rect] = []
+            executor.paint(
+                .overlay(copying: rects) { pixels, size, stride in
+                    touched = draw(pixels, size, stride)
+                    return touched
+                }, buffer: buffer, front: front)
+            damage.overlayPainted(into: buffer, from: front, touched: touched)
+            overlayCopy.overlays += 1
+            overlayCopy.bytes +=
+                rects.map { $0.reduce(0) { $0 + $1.width * $1.height * 4 } } ?? executor.size.pixelCount * 4
         case .flip(let buffer, let serial):
             flips += 1
             if let refusal = executor.flip(buffer: buffer, serial: serial) {
@@ -112,10 +132,15 @@ public final class DisplayController {
             }
         case .modeset(let buffer):
             modesets += 1
-            if !executor.modeset(buffer: buffer) { outputs.append(.redraw) }
+            if !executor.modeset(buffer: buffer) {
+                damage.forget()
+                outputs.append(.redraw)
+            }
         case .powerOn:
             executor.setPower(true)
         case .powerOff:
+            // fbdev without a blank paints its buffers black.
+            damage.forget()
             executor.setPower(false)
         case .armTimer(let at):
             timer.arm(at: at)
@@ -125,8 +150,11 @@ public final class DisplayController {
             executor.dropMaster()
             outputs.append(.seatReleased)
         case .takeMaster:
+            // A console may have drawn into the buffers meanwhile (fbdev).
+            damage.forget()
             send(.masterTaken(executor.takeMaster(), now: now), now: now)
         case .rebuildBuffers:
+            damage = BufferDamage(bufferCount: executor.bufferCount)
             send(.rebuilt(executor.rebuildBuffers(), now: now), now: now)
         case .completed(let content, let visible):
             if visible {

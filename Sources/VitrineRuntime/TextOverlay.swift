@@ -106,6 +106,7 @@ final class TextOverlay {
                     painted.append(
                         BannerPainter.paint(strip, canvas: canvas, rotation: rotation, into: pixels, stride: stride))
                 }
+                return previous.map(\.rect) + painted.map(\.rect)
             })
         shown = painted.isEmpty ? nil : (wanted, painted)
     }

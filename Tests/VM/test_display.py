@@ -3,12 +3,14 @@
 library generated here with the release binary, and checks screendumps against `vitrine render` of the same
 photos: the right picture, the show advancing on its timer, no frame mixing two pictures while slides change
 every 0.2 s, clean crossfade steps at 1920x1080, a library of PNG, WebP, HEIC and AVIF files on virtio-gpu at
-1920x1080, readiness and watchdog notifications, `vitrine probe` naming the connector, mode and profile, and the console back after SIGTERM with
+1920x1080, the clock over the photo on a 1080x1920 portrait panel (its minute a flip, not a modeset), readiness
+and watchdog notifications, `vitrine probe` naming the connector, mode and profile, and the console back after SIGTERM with
 exit status 0. Prints `N passed, M failed`; skips (exit 0) with the reason when QEMU or a kernel is missing.
 
 Usage: test_display.py [--vitrine PATH] [--only DEVICE:WxH ...]
 """
 import argparse
+import json
 import math
 import os
 import subprocess
@@ -321,6 +323,67 @@ def check_fades(vm, vitrine, label):
         print(output[-2000:])
 
 
+def check_overlay(vm, vitrine, label):
+    """The clock and date over the photo on a portrait panel: on screen as `vitrine render --overlay` draws them,
+    large enough to read across a room, and the minute's redraw one flip, not a modeset."""
+    w, h = vm.width, vm.height
+    config = f"{vm.share}/overlay.json"
+    with open(config, "w") as f:
+        f.write('{"library": "/share/lib", "deviceTable": "%s/Config/devices.json", "interval": 3600, '
+                '"transition": "none", "fit": "contain", "locale": "en", "controlSocket": "/tmp/overlay.sock", '
+                '"display": {"backend": "drm"}, "overlay": {"clock": "HH:mm", "date": true}}\n' % REPO)
+    photo = f"{vm.share}/lib/Test/{PHOTOS[0][0]}"
+    references = {}
+
+    def reference(minute):
+        if minute not in references:
+            out = f"{vm.share}/ref-overlay-{minute.replace(' ', '_')}.ppm"
+            subprocess.run([vitrine, "render", photo, "--config", config, "--panel", f"{w}x{h}", "--overlay",
+                            "--time", minute, "--output", out], check=True, capture_output=True)
+            references[minute] = Image.open(out).convert("RGB")
+        return references[minute]
+
+    def guest_minute():
+        return vm.run("date '+%Y-%m-%d %H:%M'")[1].strip()
+
+    corner = (w // 2, 0, w, h // 6)
+
+    def shows(dump, minute):
+        reference_corner = reference(minute).crop(corner)
+        return psnr(dump.crop(corner), reference_corner) >= 40 and psnr(dump, reference(minute)) >= 40
+
+    def next_minute(minute):
+        stamp = time.mktime(time.strptime(minute, "%Y-%m-%d %H:%M")) + 60
+        return time.strftime("%Y-%m-%d %H:%M", time.localtime(stamp))
+
+    def status():
+        rc, out = vm.run(f"{vitrine} ctl --control /tmp/overlay.sock status")
+        return json.loads(out) if rc == 0 else {}
+
+    vm.spawn("overlay", f"exec {vitrine} play --config /share/overlay.json")
+    minute = guest_minute()
+    dump, ok = wait_for(vm, lambda d: shows(d, minute) or shows(d, next_minute(minute)), 60)
+    shown = minute if shows(dump, minute) else next_minute(minute)
+    plain = render(vitrine, photo, w, h, vm.share)
+    box = ImageChops.difference(reference(shown), plain).getbbox()
+    tall = box[3] - box[1] if box else 0
+    record(ok and tall >= h // 20,
+           f"{label}: the clock and date are on screen as `render --overlay` draws them (corner PSNR "
+           f"{psnr(dump.crop(corner), reference(shown).crop(corner)):.1f}), {tall} px tall in the corner {box}")
+    before = status()
+    # The next minute: the clock changes on the glass.
+    after_minute = next_minute(shown)
+    dump, ok = wait_for(vm, lambda d: shows(d, after_minute), 90)
+    after = status()
+    flips = after.get("flips", 0) - before.get("flips", 0)
+    record(ok and flips == 1 and after.get("modesets") == before.get("modesets"),
+           f"{label}: at {after_minute} the clock changed with {flips} flip and "
+           f"{after.get('modesets', 0) - before.get('modesets', 0)} modesets")
+    status_code, output = vm.stop("overlay")
+    if not ok or status_code != 0:
+        print(output[-2000:])
+
+
 def check_formats(vm, vitrine, label):
     """A library as phones fill it, on the real driver: the photos saved as PNG, WebP, HEIC and AVIF (and a PNG
     named .jpg), played in turn; each screendump matches `vitrine render` of the same file."""
@@ -398,6 +461,9 @@ def run_panel(vitrine, device, w, h, tearing, hotplug=False, fbdev=False):
 
         if (device, w, h) == ("virtio", 1920, 1080):
             check_formats(vm, vitrine, label)
+
+        if (device, w, h) == ("virtio", 1080, 1920):
+            check_overlay(vm, vitrine, label)
 
         if tearing:
             play_config(share, 0.2)

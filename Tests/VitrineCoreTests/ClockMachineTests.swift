@@ -252,3 +252,35 @@ import Testing
         #expect(texts.lines(now: 0).first?.count == OverlayTexts.maximumValueLength + 1)
     }
 }
+
+/// Which rectangles an overlay must copy between two scanout buffers.
+@Suite struct BufferDamageTests {
+    static func rect(_ x: Int, _ y: Int, _ width: Int, _ height: Int) -> Placement.Rect {
+        Placement.Rect(x: x, y: y, width: width, height: height)
+    }
+
+    @Test func onlyTheChangedPlacesOfTheSamePictureAreCopied() {
+        var damage = BufferDamage(bufferCount: 2)
+        #expect(damage.rectsToCopy(into: 1, from: 0) == nil, "nothing known: the whole frame")
+        damage.picturePainted(into: 0)
+        #expect(damage.rectsToCopy(into: 1, from: 0) == nil, "another picture in the back buffer")
+        damage.overlayPainted(into: 1, from: 0, touched: [Self.rect(400, 10, 60, 20)])
+        // Back to buffer 0, which has the bare picture: the corner buffer 1 changed.
+        #expect(damage.rectsToCopy(into: 0, from: 1) == [Self.rect(400, 10, 60, 20)])
+        damage.overlayPainted(into: 0, from: 1, touched: [Self.rect(396, 10, 64, 20), Self.rect(100, 300, 80, 16)])
+        // Overlapping corners merge; the banner stays apart.
+        #expect(damage.rectsToCopy(into: 1, from: 0) == [Self.rect(396, 10, 64, 20), Self.rect(100, 300, 80, 16)])
+        damage.picturePainted(into: 1)
+        #expect(damage.rectsToCopy(into: 0, from: 1) == nil, "a new slide: the whole frame once")
+        damage.forget()
+        #expect(damage.rectsToCopy(into: 1, from: 0) == nil)
+    }
+
+    @Test func tooManySeparatePlacesMeanTheWholeFrame() {
+        var damage = BufferDamage(bufferCount: 2)
+        damage.picturePainted(into: 0)
+        damage.overlayPainted(
+            into: 1, from: 0, touched: (0...BufferDamage.maximumRects).map { Self.rect($0 * 20, 0, 10, 10) })
+        #expect(damage.rectsToCopy(into: 0, from: 1) == nil)
+    }
+}

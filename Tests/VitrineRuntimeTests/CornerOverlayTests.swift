@@ -10,32 +10,55 @@ import VitrineImage
     static let canvas = Size(width: 320, height: 200)
     static let record = PresentRecord(category: "A", slide: "a", file: nil, decodeMilliseconds: nil)
 
-    /// Two scanout buffers.
+    /// Two scanout buffers, painted and flipped as `DisplayController` does: with `tracksDamage`, an overlay copies
+    /// only what `BufferDamage` says differs between the buffers.
     final class Screen {
-        private var buffers: (front: UnsafeMutablePointer<UInt32>, back: UnsafeMutablePointer<UInt32>)
+        private let buffers: [UnsafeMutablePointer<UInt32>]
+        private var frontIndex = 0
+        private var damage = BufferDamage(bufferCount: 2)
+        let tracksDamage: Bool
+        /// Bytes copied for overlays.
+        private(set) var copied = 0
 
-        init() {
+        init(tracksDamage: Bool = false) {
+            self.tracksDamage = tracksDamage
             let count = CornerOverlayTests.canvas.pixelCount
-            buffers = (.allocate(capacity: count), .allocate(capacity: count))
-            buffers.front.initialize(repeating: 0, count: count)
-            buffers.back.initialize(repeating: 0, count: count)
+            buffers = (0..<2).map { _ in
+                let buffer = UnsafeMutablePointer<UInt32>.allocate(capacity: count)
+                buffer.initialize(repeating: 0, count: count)
+                return buffer
+            }
         }
 
-        deinit {
-            buffers.front.deallocate()
-            buffers.back.deallocate()
-        }
+        deinit { for buffer in buffers { buffer.deallocate() } }
 
         var front: [UInt32] {
-            Array(UnsafeBufferPointer(start: buffers.front, count: CornerOverlayTests.canvas.pixelCount))
+            Array(UnsafeBufferPointer(start: buffers[frontIndex], count: CornerOverlayTests.canvas.pixelCount))
         }
 
-        /// Paints into the back buffer and flips (the buffers swap), as a display does.
+        /// Paints into the back buffer and flips, as a display does.
         func show(_ content: DisplayContent) -> ShownContent {
-            let shown = content.paint(
-                into: UnsafeMutableRawPointer(buffers.back), pitch: CornerOverlayTests.canvas.width * 4,
-                size: CornerOverlayTests.canvas, front: UnsafeRawPointer(buffers.front))
-            buffers = (buffers.back, buffers.front)
+            let back = 1 - frontIndex
+            var painted = content
+            var touched: [Placement.Rect] = []
+            var rects: [Placement.Rect]?
+            if case .overlay(_, let draw) = content {
+                rects = tracksDamage ? damage.rectsToCopy(into: back, from: frontIndex) : nil
+                painted = .overlay(copying: rects) { pixels, size, stride in
+                    touched = draw(pixels, size, stride)
+                    return touched
+                }
+                copied += rects.map { $0.reduce(0) { $0 + $1.width * $1.height * 4 } } ?? canvas.pixelCount * 4
+            }
+            let shown = painted.paint(
+                into: UnsafeMutableRawPointer(buffers[back]), pitch: CornerOverlayTests.canvas.width * 4,
+                size: CornerOverlayTests.canvas, front: UnsafeRawPointer(buffers[frontIndex]))
+            if content.isOverlay {
+                damage.overlayPainted(into: back, from: frontIndex, touched: touched)
+            } else {
+                damage.picturePainted(into: back)
+            }
+            frontIndex = back
             return shown
         }
     }
@@ -102,7 +125,7 @@ import VitrineImage
         let reference = try Self.overlay()
         reference.cornerLines = overlay.cornerLines
         _ = fresh.show(Self.decorated(.frame(blue, Self.record), by: reference))
-        #expect(screen.front == fresh.front)
+        #expect(Self.difference(screen.front, fresh.front) == nil)
         let redrawn = try #require(Self.difference(before, screen.front))
         #expect(redrawn.x >= painted.x - 40 && redrawn.y <= painted.y + painted.height)
         #expect(redrawn.width * redrawn.height < Self.canvas.pixelCount / 8)
@@ -110,7 +133,7 @@ import VitrineImage
         // The lines gone (the screen went dark, or the texts went stale): the photo as it was.
         overlay.cornerLines = []
         overlay.refresh(paused: false, canvas: Self.canvas, rotation: .none) { content in _ = screen.show(content) }
-        #expect(screen.front == plain.front)
+        #expect(Self.difference(screen.front, plain.front) == nil)
     }
 
     @Test func eachFadeStepCarriesTheCornerAndTheRedrawAfterItStartsFromTheNewPicture() throws {
@@ -133,6 +156,46 @@ import VitrineImage
         let reference = try Self.overlay()
         reference.cornerLines = overlay.cornerLines
         _ = fresh.show(Self.decorated(.frame(red, Self.record), by: reference))
-        #expect(screen.front == fresh.front, "the minute's redraw restores the new slide under the old text")
+        #expect(
+            Self.difference(screen.front, fresh.front) == nil,
+            "the minute's redraw restores the new slide under the old text")
+    }
+
+    @Test func anOverlayCopiesOnlyWhatDiffersBetweenTheBuffers() throws {
+        let blue = try Self.photo(RGBColor(red: 30, green: 60, blue: 160))
+        let red = try Self.photo(RGBColor(red: 180, green: 30, blue: 30))
+        let textRenderer = try TextRenderer(pixelHeight: 16)
+        /// Minutes, a banner that comes and goes, a new slide and more minutes, on one screen; its screen after
+        /// each step.
+        func play(on screen: Screen) throws -> [[UInt32]] {
+            let overlay = try TextOverlay(renderer: textRenderer)
+            overlay.corner = try Self.overlay().corner
+            var screens: [[UInt32]] = []
+            for step in 0..<12 {
+                overlay.cornerLines = [CornerOverlay.Line("12:\(30 + step)", large: true)]
+                if step == 0 || step == 8 {
+                    _ = screen.show(Self.decorated(.frame(step == 0 ? blue : red, Self.record), by: overlay))
+                } else {
+                    if step == 3 { overlay.announce("Summer", now: 0) }
+                    if step == 5 { overlay.timerFired(now: TextOverlay.bannerSeconds + 1) }
+                    overlay.refresh(paused: false, canvas: Self.canvas, rotation: .none) { _ = screen.show($0) }
+                }
+                screens.append(screen.front)
+            }
+            return screens
+        }
+        let tracked = Screen(tracksDamage: true)
+        let whole = Screen()
+        let trackedScreens = try play(on: tracked)
+        let wholeScreens = try play(on: whole)
+        for step in trackedScreens.indices {
+            #expect(Self.difference(trackedScreens[step], wholeScreens[step]) == nil, "step \(step)")
+        }
+        #expect(Set(wholeScreens.map(\.hashValue)).count >= 10, "every step changed the screen")
+        let frame = Self.canvas.pixelCount * 4
+        #expect(whole.copied == 10 * frame)
+        // The first overlay after each new picture copies the frame (the other buffer holds the slide before);
+        // the others copy their corner and the banner's strip.
+        #expect(tracked.copied < 3 * frame, "copied \(tracked.copied) bytes for 10 overlays of a \(frame)-byte frame")
     }
 }
