@@ -10,18 +10,22 @@ struct BenchCommand {
     static let parser = ArgumentParser(
         command: "bench",
         synopsis:
-            "DIR-OR-PHOTO... --panel WxH [--runs N] [--fit contain|cover|contain-blur] [--tsv] | --blend --panel WxH",
+            "DIR-OR-PHOTO... --panel WxH [--runs N] [--fit contain|cover|contain-blur] [--tsv] | --blend --panel WxH "
+            + "| --overlay --panel WxH",
         summary: """
             Renders each photo (a folder: its JPEG, PNG, WebP, HEIF and AVIF files) to a panel frame --runs times and prints
             the min, median and max time of the whole path (header, reduced decode, orientation, resampling,
             placement), the reduction chosen, and the process's peak resident memory. --blend instead times one crossfade step at
-            the panel size against copying a frame (what a cut costs), both measured here.
+            the panel size against copying a frame (what a cut costs), both measured here. --overlay times a minute's
+            redraw of the clock and date (taken off, painted again, the corner copied between the scanout buffers)
+            against copying a frame.
             """,
         options: [
             .init(name: "--panel", value: "WxH", help: "the panel's scanout size"),
             .init(name: "--runs", value: "N", help: "renders per photo (default 5)"),
             .init(name: "--fit", value: "contain|cover|contain-blur", help: "placement (default contain)"),
             .init(name: "--blend", value: nil, help: "time a crossfade step instead of decoding"),
+            .init(name: "--overlay", value: nil, help: "time the clock's minute redraw instead of decoding"),
             .init(name: "--rotate", value: "0|90|180|270", help: "clockwise turn of the picture on the panel"),
             .init(name: "--filter", value: "triangle|cubic|lanczos3", help: "resampling filter (default: cubic)"),
             .init(
@@ -34,11 +38,12 @@ struct BenchCommand {
     func run(_ words: [String]) throws(UsageError) -> Int32 {
         guard let parsed = try Self.parser.parse(words, helpTo: console) else { return 0 }
         let command = "bench"
-        if parsed.has("--blend") {
+        if parsed.has("--blend") || parsed.has("--overlay") {
             guard let panel = try OptionValues.size(parsed, "--panel", command: command) else {
                 throw UsageError(command: command, message: "missing --panel WxH")
             }
             let runs = Int(try OptionValues.number(parsed, "--runs", in: 1...10000, command: command) ?? 200)
+            if parsed.has("--overlay") { return overlay(panel: panel, runs: runs, tsv: parsed.has("--tsv")) }
             return blend(panel: panel, runs: runs, tsv: parsed.has("--tsv"))
         }
         guard !parsed.arguments.isEmpty else { throw UsageError(command: command, message: "missing DIR or PHOTO") }
@@ -113,6 +118,88 @@ struct BenchCommand {
         return failures == 0 ? 0 : 1
     }
 
+    /// Times the clock's minute redraw as the player does it between two scanout buffers (the corner copied from
+    /// the buffer on screen, the old lines taken off, the new ones painted) against a plain copy of a frame.
+    private func overlay(panel: Size, runs: Int, tsv: Bool) -> Int32 {
+        let budget = MemoryBudget(limit: Int.max / 2)
+        let buffers: [Frame]
+        let corner: CornerOverlay
+        do throws(BenchFailure) {
+            do {
+                buffers = try (0..<2).map { _ throws(MemoryBudget.Exceeded) in
+                    try Frame(size: panel, budget: budget, purpose: "a bench scanout buffer")
+                }
+            } catch {
+                throw BenchFailure(message: "\(error)")
+            }
+            var settings = OverlaySettings()
+            settings.clock = ClockFormat("HH:mm").map { .pattern($0) } ?? .locale
+            settings.date = true
+            do {
+                corner = try CornerOverlay(settings: settings, canvas: panel, fontPath: TextRenderer.defaultFont)
+            } catch {
+                throw BenchFailure(message: "\(error)")
+            }
+        } catch {
+            console.error("vitrine bench: \(error.message)\n")
+            return 1
+        }
+        for buffer in buffers {
+            for index in 0..<panel.pixelCount {
+                buffer.pixels[index] = UInt32(truncatingIfNeeded: index &* 2_654_435_761) & 0x00FF_FFFF
+            }
+        }
+        func lines(_ run: Int) -> [CornerOverlay.Line] {
+            let minute = run % 60
+            return [
+                CornerOverlay.Line("12:\(minute < 10 ? "0" : "")\(minute)", large: true),
+                CornerOverlay.Line("2 December 2026"),
+            ]
+        }
+        let stride = panel.width
+        var front = 0
+        guard var saved = corner.paint(lines(0), rotation: .none, into: buffers[front].pixels, stride: stride) else {
+            console.error("vitrine bench: the overlay painted nothing\n")
+            return 1
+        }
+        var redrawTimes: [Double] = []
+        var copyTimes: [Double] = []
+        var stripPixels = 0
+        for run in 1...runs {
+            let back = 1 - front
+            let start = MonotonicClock.seconds()
+            let rect = saved.rect
+            for row in rect.y..<(rect.y + rect.height) {
+                (buffers[back].pixels + row * stride + rect.x).update(
+                    from: buffers[front].pixels + row * stride + rect.x, count: rect.width)
+            }
+            saved.restore(into: buffers[back].pixels, stride: stride)
+            if let next = corner.paint(lines(run), rotation: .none, into: buffers[back].pixels, stride: stride) {
+                saved = next
+            }
+            let middle = MonotonicClock.seconds()
+            stripPixels = max(stripPixels, rect.width * rect.height)
+            front = back
+            buffers[1 - front].pixels.update(from: buffers[front].pixels, count: panel.pixelCount)
+            let end = MonotonicClock.seconds()
+            redrawTimes.append(middle - start)
+            copyTimes.append(end - middle)
+        }
+        let redraw = Self.median(redrawTimes)
+        let copy = Self.median(copyTimes)
+        let ratio = JSONText.number(copy > 0 ? redraw / copy : 0)
+        if tsv {
+            console.out(
+                "panel\tredraw_median_ms\tcopy_median_ms\tratio\tstrip_pixels\n"
+                    + "\(panel)\t\(Self.ms(redraw))\t\(Self.ms(copy))\t\(ratio)\t\(stripPixels)\n")
+        } else {
+            console.out(
+                "clock redraw at \(panel): median \(Self.ms(redraw)) ms over a \(stripPixels)-pixel corner; copying a "
+                    + "frame \(Self.ms(copy)) ms; ratio \(ratio) (\(runs) runs)\n")
+        }
+        return 0
+    }
+
     /// Times crossfade steps (two frames mixed into a third buffer, as into a scanout buffer) against a plain copy
     /// of a frame, the whole cost of a cut.
     private func blend(panel: Size, runs: Int, tsv: Bool) -> Int32 {
@@ -177,4 +264,9 @@ struct BenchCommand {
         let tenths = Int((seconds * 10000).rounded())
         return "\(tenths / 10).\(tenths % 10)"
     }
+}
+
+/// A bench that cannot start, with the reason.
+struct BenchFailure: Error {
+    var message: String
 }

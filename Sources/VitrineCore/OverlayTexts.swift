@@ -14,6 +14,20 @@ public struct OverlayTexts: Sendable {
         values = Array(repeating: nil, count: texts.count)
     }
 
+    /// New settings that keep what the topics last said for the texts that read the same topic and field (a new
+    /// format or staleness limit does not wait for the sensor's next message).
+    public init(texts: [OverlaySettings.Text], keeping old: OverlayTexts) {
+        self.init(texts: texts)
+        for (index, text) in texts.enumerated() {
+            guard
+                let previous = zip(old.texts, old.values).first(where: {
+                    $0.0.topic == text.topic && $0.0.field == text.field
+                })?.1
+            else { continue }
+            values[index] = previous
+        }
+    }
+
     /// The topics to subscribe to, each once.
     public var topics: [String] {
         var seen: Set<String> = []

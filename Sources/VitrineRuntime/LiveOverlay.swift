@@ -91,7 +91,7 @@ final class LiveOverlay {
 
     /// New settings (a reload): the texts keep what their topics last said when the topics stay.
     func update(_ new: OverlaySettings, locale: DateStyle, now: Double) {
-        if new.texts != settings.texts { texts = OverlayTexts(texts: new.texts) }
+        if new.texts != settings.texts { texts = OverlayTexts(texts: new.texts, keeping: texts) }
         settings = new
         apply(clock.update(Self.clockSettings(new, locale: locale), now: LocalTime.now()))
         armStale(now: now)

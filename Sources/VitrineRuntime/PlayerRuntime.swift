@@ -693,11 +693,13 @@ public final class PlayerRuntime: LibraryFollowerOwner {
         let mqttChanged = settings.mqtt != configuration.settings.mqtt
         let oldCEC = configuration.settings.cec
         let webChanged = settings.web != configuration.settings.web
-        let overlayTopicsChanged = (settings.overlay?.texts ?? []) != (configuration.settings.overlay?.texts ?? [])
+        let overlayTopicsChanged =
+            Set((settings.overlay?.texts ?? []).map(\.topic))
+            != Set((configuration.settings.overlay?.texts ?? []).map(\.topic))
         let overlayChanged =
             settings.overlay != configuration.settings.overlay || settings.locale != configuration.settings.locale
         configuration.settings = settings
-        if overlayChanged { restartOverlay(settings, now: now) }
+        if overlayChanged { followOverlaySettings(settings, now: now) }
         if webChanged {
             web?.close()
             web = nil
@@ -803,13 +805,19 @@ public final class PlayerRuntime: LibraryFollowerOwner {
         log("overlay: \(live.summary) in the \(overlaySettings.corner.rawValue) corner")
     }
 
-    /// New overlay settings: the clock and texts start again (the texts' values come back with the broker's
-    /// retained messages when the MQTT link subscribes again).
-    private func restartOverlay(_ settings: Settings, now: Double) {
-        if let live { for (descriptor, _) in live.descriptors { loop.remove(descriptor) } }
-        live = nil
-        overlay.corner = nil
-        startOverlay(settings)
+    /// New overlay settings: the corner is drawn anew; the texts keep their values unless they changed (then the
+    /// MQTT link subscribes again and the broker's retained messages bring them back).
+    private func followOverlaySettings(_ settings: Settings, now: Double) {
+        guard let live, let overlaySettings = settings.overlay else {
+            if let live { for (descriptor, _) in live.descriptors { loop.remove(descriptor) } }
+            live = nil
+            overlay.corner = nil
+            startOverlay(settings)
+            return
+        }
+        live.update(overlaySettings, locale: settings.locale ?? DateStyle.processDefault(), now: now)
+        makeCorner(settings)
+        log("overlay: \(live.summary) in the \(overlaySettings.corner.rawValue) corner")
     }
 
     /// The corner's renderer for the canvas as it is now (again after a replug to another size).

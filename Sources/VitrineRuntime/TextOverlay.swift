@@ -17,6 +17,8 @@ final class TextOverlay {
         var text: String?
         var code: QRMatrix?
         var lines: [CornerOverlay.Line] = []
+        /// Which corner renderer drew the lines: a new one (another corner, size or look) draws them again.
+        var painter: ObjectIdentifier?
     }
 
     private let renderer: TextRenderer?
@@ -26,9 +28,7 @@ final class TextOverlay {
     /// What is painted, with the pixels under each part, in the order painted.
     private var shown: (wanted: Wanted, saved: [BannerPainter.Saved])?
     /// The corner's renderer, for the canvas it was made for; nil without an `overlay` section or a font.
-    var corner: CornerOverlay? {
-        didSet { if corner !== oldValue { cornerLines = [] } }
-    }
+    var corner: CornerOverlay?
     /// What the corner should show now.
     var cornerLines: [CornerOverlay.Line] = []
 
@@ -76,7 +76,7 @@ final class TextOverlay {
             shown = nil
             return
         }
-        shown = (Wanted(lines: cornerLines), [saved])
+        shown = (Wanted(lines: cornerLines, painter: ObjectIdentifier(corner)), [saved])
     }
 
     /// Puts what should be over the picture there, or takes it away, through `show` (which paints the overlay at
@@ -84,7 +84,9 @@ final class TextOverlay {
     func refresh(paused: Bool, canvas: Size, rotation: Rotation, show: (DisplayContent) -> Void) {
         let text = renderer == nil ? nil : banner?.text ?? (paused ? "Paused" : nil)
         let lines = corner?.canvas == canvas ? cornerLines : []
-        let wanted = Wanted(text: text, code: pairing?.code, lines: lines)
+        let wanted = Wanted(
+            text: text, code: pairing?.code, lines: lines,
+            painter: lines.isEmpty ? nil : corner.map(ObjectIdentifier.init))
         guard wanted != (shown?.wanted ?? Wanted()) else { return }
         let previous = shown?.saved ?? []
         let strip = text.flatMap { renderer?.render($0) }

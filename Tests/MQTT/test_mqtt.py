@@ -743,6 +743,26 @@ def overlay_clock_and_texts(vitrine, work, broker):
         record(len(steps) >= 3 and len(good) == len(checked),
                f"overlay: {len(good)} of {len(checked)} fade steps sampled ({len(steps)} in all) carry the clock, "
                f"as `render --fade-from --overlay` draws them")
+
+        # A reload that moves the corner and adds a plate: drawn again at once, the sensor's value kept.
+        count = len(lines("overlays.jsonl"))
+        observer.publish("home/outside", json.dumps({"temperature": 18}).encode())
+        until(lambda: len(lines("overlays.jsonl")) > count, 5)
+        with open(player.config) as f:
+            config = json.load(f)
+        config["overlay"].update({"corner": "bottom-left", "look": "plate"})
+        config["overlay"]["texts"][0]["staleSeconds"] = 600
+        with open(player.config, "w") as f:
+            json.dump(config, f)
+        count = len(lines("overlays.jsonl"))
+        at = minute()
+        answer = player.ctl("reload")
+        image, waited = new_overlay(count, 5)
+        box = ImageChops.difference(image, render(photos[1], at)).getbbox() if image else None
+        record(answer == "ok" and image is not None and waited < 1
+               and same(image, photos[1], [at, minute()], ["18"]),
+               f"overlay: after a reload the corner moves to the bottom left on a plate within "
+               f"{waited * 1000:.0f} ms, keeping the sensor's value ({answer}; drawn at {box})")
     finally:
         player.stop()
         observer.close()

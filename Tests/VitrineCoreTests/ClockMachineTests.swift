@@ -284,3 +284,21 @@ import Testing
         #expect(damage.rectsToCopy(into: 0, from: 1) == nil)
     }
 }
+
+/// New overlay settings keep what the sensors last said.
+@Suite struct OverlayTextsReloadTests {
+    @Test func aNewFormatOrLimitKeepsTheValueAndANewFieldWaitsForTheNextMessage() {
+        var outside = OverlaySettings.Text(topic: "home/outside")
+        outside.field = "temperature"
+        var old = OverlayTexts(texts: [outside])
+        _ = old.received(topic: "home/outside", payload: Array("{\"temperature\": 18}".utf8), now: 10)
+        var reformatted = outside
+        reformatted.format = "{value} °C"
+        reformatted.staleSeconds = 600
+        var humidity = OverlaySettings.Text(topic: "home/outside")
+        humidity.field = "humidity"
+        let new = OverlayTexts(texts: [reformatted, humidity], keeping: old)
+        #expect(new.lines(now: 20) == ["18 °C"])
+        #expect(new.nextStale(now: 20) == 610, "the limit counts from the message, not the reload")
+    }
+}
