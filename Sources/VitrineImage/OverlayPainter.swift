@@ -49,6 +49,12 @@ public enum OverlayPainter {
         let turn = PixelMapping.Affine(rotation.asOrientation, size: canvas)
         for y in 0..<height {
             for x in 0..<width {
+                // With a shadow, most of the box is photo neither text nor shadow touches: left as it is.
+                if look == .shadow, text[y * width + x] == 0,
+                    x < shadow || y < shadow || text[(y - shadow) * width + x - shadow] == 0
+                {
+                    continue
+                }
                 let (scanoutX, scanoutY) = turn.apply(box.x + x, box.y + y)
                 let index = scanoutY * stride + scanoutX
                 let pixel = target[index]

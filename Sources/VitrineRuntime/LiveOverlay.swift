@@ -13,7 +13,7 @@ import VitrineImage
 /// and paints them when they changed.
 final class LiveOverlay {
     enum Source: CaseIterable {
-        case minute, stale
+        case minute, stale, zone
     }
 
     private(set) var settings: OverlaySettings
@@ -22,6 +22,8 @@ final class LiveOverlay {
     private var clockLines: [String] = []
     private let minuteTimer: WallClockTimer
     private let staleTimer: MonotonicTimer
+    /// Nil where `/etc` cannot be watched: a new zone then shows at the next minute.
+    private let zone: TimeZoneWatcher?
     private let log: EventLog
     /// Minute redraws since start (`/metrics`, the benchmark).
     private(set) var minuteRedraws = 0
@@ -33,13 +35,17 @@ final class LiveOverlay {
         texts = OverlayTexts(texts: settings.texts)
         minuteTimer = try WallClockTimer()
         staleTimer = try MonotonicTimer()
+        zone = settings.clock == .off && !settings.date ? nil : try? TimeZoneWatcher()
     }
 
     static func clockSettings(_ settings: OverlaySettings, locale: DateStyle) -> ClockMachine.Settings {
         ClockMachine.Settings(clock: settings.clock.format(locale: locale), date: settings.date ? locale : nil)
     }
 
-    var descriptors: [(Int32, Source)] { [(minuteTimer.descriptor, .minute), (staleTimer.descriptor, .stale)] }
+    var descriptors: [(Int32, Source)] {
+        [(minuteTimer.descriptor, .minute), (staleTimer.descriptor, .stale)]
+            + (zone.map { [($0.descriptor, .zone)] } ?? [])
+    }
 
     /// What it shows, for the log: `clock HH:mm, the date, 2 texts from MQTT`.
     var summary: String {
@@ -74,6 +80,10 @@ final class LiveOverlay {
         case .stale:
             staleTimer.acknowledge()
             armStale(now: now)
+        case .zone:
+            guard zone?.takeChange() == true else { return }
+            log("overlay: the time zone changed; the clock reads it again")
+            apply(clock.tick(LocalTime.now()))
         }
     }
 

@@ -18,12 +18,13 @@ public final class PlayerRuntime: LibraryFollowerOwner {
         case mqttSocket, mqttAttempt, mqttHousekeeping, mqttRetry, mqttState, mqttImage
         case cecAdapter, cecTimer
         case webServer, webWorker, webSlide, webTimer
-        case overlayMinute, overlayStale
+        case overlayMinute, overlayStale, overlayZone
 
         init(_ source: LiveOverlay.Source) {
             switch source {
             case .minute: self = .overlayMinute
             case .stale: self = .overlayStale
+            case .zone: self = .overlayZone
             }
         }
 
@@ -515,6 +516,7 @@ public final class PlayerRuntime: LibraryFollowerOwner {
         case .webTimer: web?.handle(.timer, now: now)
         case .overlayMinute: live?.handle(.minute, now: now)
         case .overlayStale: live?.handle(.stale, now: now)
+        case .overlayZone: live?.handle(.zone, now: now)
         case nil:
             if let events = presenceAndButtons?.handle(token: ready.token, now: now) {
                 sendAll(events)

@@ -4,6 +4,10 @@ import VitrineImage
 
 @testable import VitrineRuntime
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The overlay's corner as the display paints it: into every picture and fade step as it is painted, and redrawn
 /// over the picture on screen at the minute as a strip, never a new picture.
 @Suite struct CornerOverlayTests {
@@ -197,5 +201,26 @@ import VitrineImage
         // The first overlay after each new picture copies the frame (the other buffer holds the slide before);
         // the others copy their corner and the banner's strip.
         #expect(tracked.copied < 3 * frame, "copied \(tracked.copied) bytes for 10 overlays of a \(frame)-byte frame")
+    }
+}
+
+/// The zone file replaced as `timedatectl set-timezone` does (a new link renamed onto it) is noticed; other files
+/// in the folder are not.
+@Suite struct TimeZoneWatcherTests {
+    @Test func aReplacedZoneLinkIsNoticedAndOtherFilesAreNot() throws {
+        let folder = try WebServerTests.temporaryFolder()
+        defer {
+            for name in ["localtime", "hostname"] { unlink("\(folder)/\(name)") }
+            rmdir(folder)
+        }
+        #expect(symlink("/usr/share/zoneinfo/Europe/Berlin", "\(folder)/localtime") == 0)
+        let watcher = try TimeZoneWatcher(path: "\(folder)/localtime")
+        #expect(!watcher.takeChange())
+        #expect(symlink("/usr/share/zoneinfo/America/New_York", "\(folder)/hostname") == 0)
+        #expect(!watcher.takeChange(), "another file")
+        #expect(symlink("/usr/share/zoneinfo/America/New_York", "\(folder)/.localtime.new") == 0)
+        #expect(rename("\(folder)/.localtime.new", "\(folder)/localtime") == 0)
+        #expect(watcher.takeChange(), "the zone link replaced")
+        #expect(!watcher.takeChange(), "read once")
     }
 }
