@@ -47,44 +47,47 @@ public enum OverlayPainter {
             lineTop += strip.size.height
         }
         let turn = PixelMapping.Affine(rotation.asOrientation, size: canvas)
-        for y in 0..<height {
-            for x in 0..<width {
-                // With a shadow, most of the box is photo neither text nor shadow touches: left as it is.
-                if look == .shadow, text[y * width + x] == 0,
-                    x < shadow || y < shadow || text[(y - shadow) * width + x - shadow] == 0
-                {
-                    continue
-                }
-                let (scanoutX, scanoutY) = turn.apply(box.x + x, box.y + y)
-                let index = scanoutY * stride + scanoutX
-                let pixel = target[index]
-                var red = pixel >> 16 & 0xFF
-                var green = pixel >> 8 & 0xFF
-                var blue = pixel & 0xFF
-                switch look {
-                case .plate:
-                    // Half the photo's light under the whole box.
-                    red /= 2
-                    green /= 2
-                    blue /= 2
-                case .shadow:
-                    // The text's own shape, moved down and right, darkens the photo to a quarter.
-                    let sx = x - shadow
-                    let sy = y - shadow
-                    if sx >= 0, sy >= 0 {
-                        let dark = UInt32(text[sy * width + sx]) * 3 / 4
-                        red = red * (255 - dark) / 255
-                        green = green * (255 - dark) / 255
-                        blue = blue * (255 - dark) / 255
+        // The box's rows and columns walk the scanout in fixed steps, whatever the rotation.
+        let columnStep = turn.m10 * stride + turn.m00
+        let rowStep = turn.m11 * stride + turn.m01
+        let origin = turn.apply(box.x, box.y)
+        text.withUnsafeBufferPointer { text in
+            for y in 0..<height {
+                var index = origin.y * stride + origin.x + y * rowStep
+                for x in 0..<width {
+                    defer { index += columnStep }
+                    let alpha = UInt32(text[y * width + x])
+                    let dark =
+                        look == .shadow && x >= shadow && y >= shadow
+                        ? UInt32(text[(y - shadow) * width + x - shadow]) * 3 / 4 : 0
+                    // With a shadow, most of the box is photo neither text nor shadow touches: left as it is.
+                    if look == .shadow, alpha == 0, dark == 0 { continue }
+                    let pixel = target[index]
+                    var red = pixel >> 16 & 0xFF
+                    var green = pixel >> 8 & 0xFF
+                    var blue = pixel & 0xFF
+                    switch look {
+                    case .plate:
+                        // Half the photo's light under the whole box.
+                        red /= 2
+                        green /= 2
+                        blue /= 2
+                    case .shadow:
+                        // The text's own shape, moved down and right, darkens the photo to a quarter.
+                        red = divideBy255(red * (255 - dark))
+                        green = divideBy255(green * (255 - dark))
+                        blue = divideBy255(blue * (255 - dark))
                     }
+                    red = divideBy255(red * (255 - alpha) + 245 * alpha)
+                    green = divideBy255(green * (255 - alpha) + 245 * alpha)
+                    blue = divideBy255(blue * (255 - alpha) + 245 * alpha)
+                    target[index] = red << 16 | green << 8 | blue
                 }
-                let alpha = UInt32(text[y * width + x])
-                red = (red * (255 - alpha) + 245 * alpha) / 255
-                green = (green * (255 - alpha) + 245 * alpha) / 255
-                blue = (blue * (255 - alpha) + 245 * alpha) / 255
-                target[index] = red << 16 | green << 8 | blue
             }
         }
         return saved
     }
+
+    /// `value / 255` without a division, exact for every product of two bytes (at most 255 * 255).
+    @inline(__always) private static func divideBy255(_ value: UInt32) -> UInt32 { (value + 1 + value >> 8) >> 8 }
 }
