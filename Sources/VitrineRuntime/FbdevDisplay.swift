@@ -8,9 +8,9 @@ import VitrineCore
 #endif
 
 /// The fbdev fallback for boards without KMS (`/dev/fbN`): the resolution from FBIOGET_VSCREENINFO, XRGB8888 or
-/// RGB565 pixels. When the driver lets the virtual screen be twice as tall, frames alternate between its halves
-/// and FBIOPAN_DISPLAY flips between them (paced by FBIO_WAITFORVSYNC where the driver has it); otherwise there is
-/// one buffer and each frame is one copy into it. Power is FBIOBLANK. The console is switched to graphics mode
+/// 16-bit (RGB565 or BGR565) pixels. When the driver lets the virtual screen be twice as tall, frames alternate
+/// between its halves and FBIOPAN_DISPLAY flips between them (paced by FBIO_WAITFORVSYNC where the driver has it);
+/// otherwise there is one buffer and each frame is one copy into it. Power is FBIOBLANK. The console is switched to graphics mode
 /// while Vitrine draws, and back to text (which redraws it) on close.
 public final class FbdevDisplay: DisplayExecutor {
     public let size: Size
@@ -19,7 +19,7 @@ public final class FbdevDisplay: DisplayExecutor {
     public var eventDescriptors: [Int32] { [completion.descriptor] }
     public var bufferCount: Int { doubleBuffered ? 2 : 1 }
     /// Panning between two halves changes the picture whole; with one buffer every step would be drawn on screen,
-    /// and RGB565 panels are not given fades.
+    /// and 16-bit panels are not given fades.
     public var blendsCleanly: Bool { doubleBuffered && bytesPerPixel == 4 }
     /// Panning between two halves, or one buffer.
     public let doubleBuffered: Bool
@@ -28,6 +28,7 @@ public final class FbdevDisplay: DisplayExecutor {
     private let mappedBytes: Int
     private let lineLength: Int
     private let bytesPerPixel: Int
+    private let sixteen: SixteenBitLayout
     private var variable: fb_var_screeninfo
     private let original: fb_var_screeninfo
     /// Pans complete at once (after the vblank when the driver can wait for one); the completion is reported
@@ -40,6 +41,10 @@ public final class FbdevDisplay: DisplayExecutor {
     private var pictureLost = false
     private let console: Int32
     private var closed = false
+    /// 16-bit panels (small SPI screens, most of them) are painted through one 32-bit picture per buffer and
+    /// converted, so banners, the clock and overlays are drawn on them as on XRGB screens. The memory budget
+    /// already counts two XRGB scanout buffers, which a framebuffer's own memory does not take from RAM.
+    private let shadows: [UnsafeMutablePointer<UInt32>]
 
     public init(path: String) throws(PlayError) {
         self.path = path
@@ -56,14 +61,15 @@ public final class FbdevDisplay: DisplayExecutor {
         }
         original = variable
         let xrgb = variable.bits_per_pixel == 32 && variable.red.offset == 16 && variable.blue.offset == 0
-        let rgb565 = variable.bits_per_pixel == 16 && variable.red.offset == 11 && variable.green.length == 6
-        guard xrgb || rgb565 else {
+        let sixteen = SixteenBitLayout(variable)
+        guard xrgb || sixteen != nil else {
             Glibc.close(descriptor)
             throw PlayError(
                 "\(path): \(variable.bits_per_pixel)-bit pixels with red at bit \(variable.red.offset) "
-                    + "(only XRGB8888 and RGB565 are supported)")
+                    + "(only XRGB8888, RGB565 and BGR565 are supported)")
         }
         bytesPerPixel = xrgb ? 4 : 2
+        self.sixteen = sixteen ?? .rgb565
         size = Size(width: Int(variable.xres), height: Int(variable.yres))
         lineLength = Int(fixed.line_length)
         let frameBytes = lineLength * size.height
@@ -97,12 +103,26 @@ public final class FbdevDisplay: DisplayExecutor {
             Glibc.close(descriptor)
             throw PlayError("\(error)")
         }
+        let shadowPixels = size.width.multipliedReportingOverflow(by: size.height)
+        guard !shadowPixels.overflow, shadowPixels.partialValue <= Int.max / 4 else {
+            munmap(mapped, mappedBytes)
+            Glibc.close(descriptor)
+            throw PlayError("\(path): a \(size) screen is too large to paint")
+        }
+        shadows = (0..<(xrgb ? 0 : (doubleBuffered ? 2 : 1))).map { _ in
+            let shadow = UnsafeMutablePointer<UInt32>.allocate(capacity: shadowPixels.partialValue)
+            shadow.initialize(repeating: 0, count: shadowPixels.partialValue)
+            return shadow
+        }
         // Keep the console from drawing its text and cursor over the pictures (console_codes(4), KDSETMODE).
         console = open("/dev/tty0", O_RDWR | O_CLOEXEC)
         if console >= 0 { _ = vitrine_ioctl_value(console, VITRINE_KDSETMODE, VITRINE_KD_GRAPHICS) }
     }
 
-    deinit { close(flipInFlight: false) }
+    deinit {
+        close(flipInFlight: false)
+        for shadow in shadows { shadow.deallocate() }
+    }
 
     private func base(_ buffer: Int) -> UnsafeMutableRawPointer { pixels + buffer * lineLength * size.height }
 
@@ -110,7 +130,13 @@ public final class FbdevDisplay: DisplayExecutor {
         if bytesPerPixel == 4 {
             _ = content.paint(into: base(buffer), pitch: lineLength, size: size, front: UnsafeRawPointer(base(front)))
         } else {
-            paintRGB565(content, into: base(buffer))
+            let back = shadows[buffer]
+            _ = content.paint(
+                into: UnsafeMutableRawPointer(back), pitch: size.width * 4, size: size,
+                front: UnsafeRawPointer(shadows[front]))
+            for row in 0..<size.height {
+                sixteen.convert(row: back + row * size.width, count: size.width, to: base(buffer) + row * lineLength)
+            }
         }
     }
 
@@ -161,39 +187,6 @@ public final class FbdevDisplay: DisplayExecutor {
     public func takeMaster() -> Bool {
         pictureLost = true
         return true
-    }
-
-    /// RGB565 panels take frames and backgrounds converted; overlays (XRGB paint) are not shown there.
-    private func paintRGB565(_ content: DisplayContent, into base: UnsafeMutableRawPointer) {
-        switch content {
-        case .frame(let frame, _):
-            precondition(frame.size == size, "frame \(frame.size) for a \(size) display")
-            for row in 0..<size.height { write(row: frame.pixels + row * size.width, to: base + row * lineLength) }
-        case .background(let color):
-            let line = [UInt32](repeating: color.xrgb, count: size.width)
-            line.withUnsafeBufferPointer { buffer in
-                guard let start = buffer.baseAddress else { return }
-                for row in 0..<size.height { write(row: start, to: base + row * lineLength) }
-            }
-        case .overlay:
-            break
-        case .decorated(let picture, _):
-            paintRGB565(picture, into: base)
-        case .blend(_, let to, _, let record):
-            // Not reached (no fades on RGB565 panels); the incoming picture is what the fade would end on.
-            paintRGB565(.frame(to, record), into: base)
-        }
-    }
-
-    private func write(row source: UnsafePointer<UInt32>, to destination: UnsafeMutableRawPointer) {
-        let out = destination.bindMemory(to: UInt16.self, capacity: size.width)
-        for x in 0..<size.width {
-            let pixel = source[x]
-            let red = (pixel >> 8) & 0xF800
-            let green = (pixel >> 5) & 0x07E0
-            let blue = (pixel >> 3) & 0x001F
-            out[x] = UInt16(truncatingIfNeeded: red | green | blue)
-        }
     }
 
     /// Puts the screen info back and the console in text mode, which makes it redraw itself.

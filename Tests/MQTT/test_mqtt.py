@@ -680,9 +680,9 @@ def overlay_clock_and_texts(vitrine, work, broker):
         if not until(lambda: len(lines("presented.jsonl")) >= 1, 15):
             record(False, "overlay: the player showed no photo: " + player.output()[-1500:])
             return
-        # The texts' checks take about eight seconds: start them early in a minute, so no clock change falls among
-        # them.
-        until(lambda: time.localtime().tm_sec < 45, 20)
+        # The texts' checks take about ten seconds: start them early in a minute, so no clock change falls among
+        # them, and not in its first two seconds, when the minute's own redraw may still be on its way.
+        until(lambda: 2 <= time.localtime().tm_sec < 40, 65)
         count = len(lines("overlays.jsonl"))
         before = minute()
         observer.publish("home/outside", json.dumps({"temperature": 21.5, "humidity": 80}).encode())

@@ -3,7 +3,8 @@
 library generated here with the release binary, and checks screendumps against `vitrine render` of the same
 photos: the right picture, the show advancing on its timer, no frame mixing two pictures while slides change
 every 0.2 s, clean crossfade steps at 1920x1080, a library of PNG, WebP, HEIC and AVIF files on virtio-gpu at
-1920x1080, the clock over the photo on a 1080x1920 portrait panel (its minute a flip, not a modeset), readiness
+1920x1080, the clock over the photo on a 1080x1920 portrait panel (its minute a flip, not a modeset) and on a
+16-bit framebuffer (the kernel's vfb, BGR565), readiness
 and watchdog notifications, `vitrine probe` naming the connector, mode and profile, and the console back after SIGTERM with
 exit status 0. Prints `N passed, M failed`; skips (exit 0) with the reason when QEMU or a kernel is missing.
 
@@ -241,6 +242,82 @@ def check_fbdev(vm, vitrine, label, references, console):
         print(output[-2000:])
 
 
+def check_rgb565(vm, vitrine, label):
+    """A 16-bit framebuffer, as small SPI screens are (the kernel's vfb at 640x480-16, whose layout is BGR565,
+    with two screens of memory so frames pan): the photo with the clock and date on it as `render --overlay`
+    draws them, and the minute's redraw on it too. The screen is read from the framebuffer's memory at its pan
+    offset."""
+    w, h = 640, 480
+    rc, out = vm.run(f"modprobe vfb vfb_enable=1 videomemorysize={w * h * 2 * 2} mode_option={w}x{h}-16 && "
+                     "for f in /sys/class/graphics/fb[0-9]*; do if grep -q 'Virtual FB' $f/name; then basename $f; "
+                     "fi; done")
+    fb = out.strip().splitlines()[-1] if rc == 0 and out.strip() else None
+    if not record(fb is not None, f"{label}: the kernel's vfb gives a 16-bit framebuffer ({out.strip()[-200:]})"):
+        return
+    config = f"{vm.share}/rgb565.json"
+    with open(config, "w") as f:
+        f.write('{"library": "/share/lib", "deviceTable": "%s/Config/devices.json", "interval": 3600, '
+                '"transition": "none", "fit": "contain", "locale": "en", "controlSocket": "/tmp/rgb565.sock", '
+                '"overlay": {"clock": "HH:mm", "date": true}}\n' % REPO)
+    photo = f"{vm.share}/lib/Test/{PHOTOS[0][0]}"
+    references = {}
+
+    def reference(minute):
+        """What render draws, as a 16-bit screen holds it."""
+        if minute not in references:
+            out = f"{vm.share}/ref-565-{minute.replace(' ', '_')}.ppm"
+            subprocess.run([vitrine, "render", photo, "--config", config, "--panel", f"{w}x{h}", "--overlay",
+                            "--time", minute, "--output", out], check=True, capture_output=True)
+            red, green, blue = Image.open(out).convert("RGB").split()
+            references[minute] = Image.merge("RGB", (red.point(lambda v: v & 0xF8), green.point(lambda v: v & 0xFC),
+                                                     blue.point(lambda v: v & 0xF8)))
+        return references[minute]
+
+    def screen():
+        rc, _ = vm.run(f"y=$(cut -d, -f2 /sys/class/graphics/{fb}/pan); s=$(cat /sys/class/graphics/{fb}/stride); "
+                       f"dd if=/dev/{fb} of=/share/rgb565.raw bs=$s skip=$y count={h} 2>/dev/null")
+        if rc != 0:
+            return Image.new("RGB", (w, h))
+        with open(f"{vm.share}/rgb565.raw", "rb") as f:
+            raw = f.read()
+        stride = len(raw) // h
+        if stride < w * 2:
+            return Image.new("RGB", (w, h))
+        pixels = bytearray()
+        for row in range(h):
+            line = raw[row * stride:row * stride + w * 2]
+            for i in range(0, w * 2, 2):
+                value = line[i] | line[i + 1] << 8
+                pixels += bytes(((value & 31) << 3, (value >> 5 & 63) << 2, (value >> 11) << 3))
+        return Image.frombytes("RGB", (w, h), bytes(pixels))
+
+    def minute_now():
+        return vm.run("date '+%Y-%m-%d %H:%M'")[1].strip()
+
+    def next_minute(minute):
+        stamp = time.mktime(time.strptime(minute, "%Y-%m-%d %H:%M")) + 60
+        return time.strftime("%Y-%m-%d %H:%M", time.localtime(stamp))
+
+    def showing(minutes, timeout):
+        return until(lambda: (lambda d: (any(psnr(d, reference(m)) >= 60 for m in minutes), d))(screen()), timeout,
+                     step=0.5)
+
+    vm.spawn("rgb565", f"exec {vitrine} play --config /share/rgb565.json --display fbdev:/dev/{fb}")
+    minute = minute_now()
+    ok, dump = showing([minute, next_minute(minute)], 60)
+    shown = minute if psnr(dump, reference(minute)) >= 60 else next_minute(minute)
+    record(ok, f"{label}: a BGR565 framebuffer shows the photo with the clock and date as `render --overlay` "
+               f"draws them (PSNR {psnr(dump, reference(shown)):.1f} at {shown})")
+    after = next_minute(shown)
+    ok, dump = showing([after], 90)
+    record(ok, f"{label}: on the BGR565 framebuffer the clock turns to {after} (PSNR {psnr(dump, reference(after)):.1f})")
+    if not ok:
+        dump.save(f"{vm.share}/rgb565-last.png")
+    status, output = vm.stop("rgb565")
+    if not ok or status != 0:
+        print(output[-2000:])
+
+
 def check_vt_switch(vm, vitrine, label, references):
     """Vitrine on VT 1 (as a boot service runs it): switching to VT 2 holds the show and hands the screen to that
     console; switching back brings the picture back within a second and the show goes on."""
@@ -461,6 +538,7 @@ def run_panel(vitrine, device, w, h, tearing, hotplug=False, fbdev=False):
 
         if fbdev:
             check_fbdev(vm, vitrine, label, references, console)
+            check_rgb565(vm, vitrine, label)
 
         if (device, w, h) == ("bochs", 800, 480):
             check_vt_switch(vm, vitrine, label, references)
