@@ -42,8 +42,8 @@ public struct LocalTime: Sendable, Equatable {
 
 extension LocalTime {
     /// The wall clock in the system's zone. `tzset` first: glibc's `localtime_r` reads the zone only once, and
-    /// `tzset` reads `/etc/localtime` again when it changed (`timedatectl set-timezone`), so a new zone shows by
-    /// the next minute.
+    /// `tzset` reads `/etc/localtime` again when it changed (`timedatectl set-timezone`; the player watches the
+    /// link and asks again at once). With `TZ` set, glibc reads again only when the variable's text changes.
     public static func now() -> LocalTime {
         tzset()
         var clock = time(nil)

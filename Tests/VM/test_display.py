@@ -443,6 +443,24 @@ def check_overlay(vm, vitrine, label):
             print(f"vitrine ctl status: exit {rc}: {out[-500:]}")
             return {}
 
+    def status_inside_a_minute():
+        """The status and the guest's minute, taken clear of a minute's turn (its redraw comes at the start):
+        a count taken just after a turn would already hold that minute's flip."""
+        for _ in range(10):
+            rc, out = vm.run(f"date '+%S %Y-%m-%d %H:%M'; {vitrine} ctl --control /tmp/overlay.sock status; "
+                             "date '+%S'")
+            lines = out.strip().splitlines()
+            try:
+                first, taken, last = int(lines[0].split()[0]), lines[0].split(" ", 1)[1], int(lines[-1])
+                counts = json.loads(lines[1])
+            except (ValueError, IndexError):
+                print(f"vitrine ctl status: exit {rc}: {out[-500:]}")
+                return {}, None
+            if 3 <= first <= last <= 57:
+                return counts, taken
+            time.sleep(4)
+        return {}, None
+
     vm.spawn("overlay", f"exec {vitrine} play --config /share/overlay.json")
     minute = guest_minute()
     dump, ok = wait_for(vm, lambda d: shows(d, minute) or shows(d, next_minute(minute)), 60)
@@ -453,9 +471,9 @@ def check_overlay(vm, vitrine, label):
     record(ok and tall >= h // 20,
            f"{label}: the clock and date are on screen as `render --overlay` draws them (corner PSNR "
            f"{psnr(dump.crop(corner), reference(shown).crop(corner)):.1f}), {tall} px tall in the corner {box}")
-    before = status()
+    before, taken = status_inside_a_minute()
     # The next minute: the clock changes on the glass.
-    after_minute = next_minute(shown)
+    after_minute = next_minute(taken or shown)
     dump, ok = wait_for(vm, lambda d: shows(d, after_minute), 90)
     after = status()
     flips = after.get("flips", 0) - before.get("flips", 0)
