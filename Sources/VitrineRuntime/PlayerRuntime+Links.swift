@@ -1,0 +1,202 @@
+import CLinux
+import VitrineCore
+import VitrineImage
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// The glue to the parts that talk to the world besides the screen: GPIO buttons and presence, MQTT, the
+/// corner overlay, the web remote and HDMI-CEC. Each starts from the settings, and a part that cannot start is a
+/// log line while the show goes on.
+extension PlayerRuntime {
+    /// New buttons or presence settings: the lines are released and requested again (so a line given up is free
+    /// at once); the room starts out present, so a screen that an empty room turned off comes back.
+    func reopenPresenceAndButtons(_ settings: Settings, now: Double) {
+        if let old = presenceAndButtons {
+            for descriptor in old.descriptors { loop.remove(descriptor) }
+            old.close()
+        }
+        presenceAndButtons = PresenceAndButtons.start(settings: settings, in: loop, now: now, log: log)
+        if player.screen.absent { send(.presence(present: true, why: "presence settings changed", now: now)) }
+    }
+
+    /// Connects to the broker the settings name. Settings that cannot be used (a credentials file others can
+    /// read, a TLS file missing) are logged and the show goes on without MQTT.
+    func startMQTT(_ settings: Settings) {
+        guard let mqttSettings = settings.mqtt else { return }
+        let link: MQTTLink
+        do {
+            link = try MQTTLink(
+                settings: mqttSettings, profile: profileNow.id, overlayTopics: live?.topics ?? [], log: log)
+        } catch {
+            log(.error, "\(error); the show goes on without MQTT")
+            return
+        }
+        link.answer = { [unowned self] line in self.answer(line) }
+        link.overlayMessage = { [unowned self] topic, payload in
+            self.live?.received(topic: topic, payload: payload, now: MonotonicClock.seconds())
+        }
+        do {
+            try link.start(in: loop, token: { Token($0).rawValue }, now: MonotonicClock.seconds())
+        } catch {
+            log(.error, "MQTT: \(error); the show goes on without MQTT")
+            link.close()
+            return
+        }
+        mqtt = link
+        tellMQTT()
+    }
+
+    /// The clock, date and MQTT texts in a corner, when the settings ask for any of them.
+    func startOverlay(_ settings: Settings) {
+        guard let overlaySettings = settings.overlay else { return }
+        let live: LiveOverlay
+        do {
+            live = try LiveOverlay(
+                settings: overlaySettings, locale: settings.locale ?? DateStyle.processDefault(), log: log)
+            for (descriptor, source) in live.descriptors { try loop.add(descriptor, token: Token(source).rawValue) }
+        } catch {
+            log(.error, "overlay: \(error); the show goes on without the clock and texts")
+            return
+        }
+        self.live = live
+        makeCorner(settings)
+        clockSeesScreen = nil
+        live.start(now: MonotonicClock.seconds())
+        log("overlay: \(live.summary) in the \(overlaySettings.corner.rawValue) corner")
+    }
+
+    /// New overlay settings: the corner is drawn anew; the texts keep their values unless they changed (then the
+    /// MQTT link subscribes again and the broker's retained messages bring them back).
+    func followOverlaySettings(_ settings: Settings, now: Double) {
+        guard let live, let overlaySettings = settings.overlay else {
+            if let live { for (descriptor, _) in live.descriptors { loop.remove(descriptor) } }
+            live = nil
+            overlay.corner = nil
+            startOverlay(settings)
+            return
+        }
+        live.update(overlaySettings, locale: settings.locale ?? DateStyle.processDefault(), now: now)
+        makeCorner(settings)
+        log("overlay: \(live.summary) in the \(overlaySettings.corner.rawValue) corner")
+    }
+
+    /// The corner's renderer for the canvas as it is now (again after a replug to another size).
+    func makeCorner(_ settings: Settings) {
+        guard let overlaySettings = settings.overlay else { return }
+        do {
+            overlay.corner = try CornerOverlay(
+                settings: overlaySettings, canvas: profileNow.compose,
+                fontPath: settings.fontPath ?? TextRenderer.defaultFont)
+        } catch {
+            log(.warning, "overlay: no clock or texts on screen (\(error))")
+            overlay.corner = nil
+        }
+    }
+
+    /// Tells the clock whether the screen is lit (off, away or unplugged, it sleeps) and gives the corner its lines.
+    func followOverlay() {
+        guard let live else { return }
+        let lit = display.isLit
+        if lit != clockSeesScreen {
+            clockSeesScreen = lit
+            live.screen(on: lit)
+        }
+        overlay.cornerLines = live.lines(now: MonotonicClock.seconds())
+    }
+
+    /// Listens for the web remote. A port in use or a missing certificate is one log line; the show goes on.
+    func startWeb(_ settings: Settings) {
+        guard let webSettings = settings.web else { return }
+        let remote: WebRemote
+        do {
+            remote = try WebRemote(
+                settings: webSettings, library: library, budget: budget,
+                renditionCache: StateDirectory.renditionCacheFolder(settings: settings),
+                stateFolder: StateDirectory.path, log: log)
+        } catch {
+            log(.error, "\(error); the show goes on without the web remote")
+            return
+        }
+        remote.owner = WebRemote.Owner(
+            status: { [unowned self] in self.statusLine(now: MonotonicClock.seconds()) },
+            answer: { [unowned self] line in self.answer(line) },
+            metrics: { [unowned self] in MetricsWriter.render(self.currentFigures()) },
+            activeCategory: { [unowned self] in self.player.active })
+        remote.renditions = follower.renditionMaker
+        remote.libraryChanged = { [unowned self] in
+            var changes = LibraryWatcher.Changes()
+            changes.categoriesChanged = true
+            changes.activeChanged = true
+            self.follower.libraryChanged(changes, now: MonotonicClock.seconds())
+        }
+        do {
+            try remote.start(in: loop, token: { Token($0).rawValue })
+        } catch {
+            log(.error, "web remote: \(error); the show goes on without it")
+            remote.close()
+            return
+        }
+        web = remote
+    }
+
+    /// Opens the CEC adapter the settings ask for (a missing one is one log line; the show goes on).
+    func startCEC(_ settings: Settings) {
+        guard let cecSettings = settings.cec else { return }
+        let screen = (display.executor as? DRMDisplay).map { (cardPath: $0.cardPath, connectorID: $0.connector.id) }
+        guard
+            let link = CECLink.start(settings: cecSettings, screen: screen, screenOn: player.screen.isOn, log: log)
+        else { return }
+        do {
+            try link.register(in: loop, token: { Token($0).rawValue })
+        } catch {
+            log(.warning, "CEC: \(error); the TV will not follow the screen")
+            link.close()
+            return
+        }
+        cec = link
+    }
+
+    /// What the bus means for the show: the TV off or showing another device holds it, its remote's keys act
+    /// as the keyboard's (through the same key map), and count as someone in the room.
+    func applyCEC(_ outcomes: [CECLink.Outcome]?, now: Double) {
+        for outcome in outcomes ?? [] {
+            switch outcome {
+            case .hold(let reason):
+                send(.hold(reason, now: now))
+            case .release(let reason):
+                send(.release(reason, now: now))
+            case .key(let name):
+                guard let action = configuration.settings.keys.action(forKey: name) else {
+                    log("CEC: remote key \(name) is not bound to anything (keys in vitrine.json)")
+                    continue
+                }
+                send(.user(action, now: now))
+                sendAll(presenceAndButtons?.activity(now: now, wakes: action != .screen))
+            }
+        }
+    }
+
+    /// The show's state and categories as they are after this turn, for the broker (sent only when changed).
+    /// Runs after every turn of the loop (each step of a fade too), so it reads only what is at hand; the slide's
+    /// place in the playlist, which takes a walk through the round, is looked up only when the slide or the
+    /// playlist's size changed.
+    func tellMQTT() {
+        guard let mqtt else { return }
+        mqtt.categoriesAre(player.categories)
+        let slide = player.onScreen
+        let count = player.playlist?.count ?? 0
+        if mqttPosition?.slide != slide || mqttPosition?.count != count {
+            mqttPosition = (slide, count, slide.flatMap { player.playlist?.number(of: $0) })
+        }
+        mqtt.stateIs(
+            MQTTState(
+                category: player.active, slide: slide?.name, position: mqttPosition?.position, count: count,
+                paused: player.timer.reasons.sorted(), screenOn: display.isPoweredOn && player.screen.isOn,
+                present: presenceAndButtons?.isPresent, interval: player.options.interval, profile: profileNow.id),
+            now: MonotonicClock.seconds())
+    }
+}

@@ -1,0 +1,118 @@
+import CLinux
+import VitrineCore
+import VitrineImage
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// What the player tells about itself: the control socket's answers and `status`, the metrics file and `--stats`.
+extension PlayerRuntime {
+    /// Rewrites the metrics file (when one is configured) with the figures as they are now.
+    func writeMetrics() {
+        guard let metricsWriter else { return }
+        do {
+            try metricsWriter.write(currentFigures())
+        } catch {
+            log(.warning, "\(error)")
+        }
+    }
+
+    /// The figures as they are now.
+    func currentFigures() -> MetricsWriter.Figures {
+        figures.residentBytes = ProcessMemory.residentBytes()
+        figures.budgetUsedBytes = budget.used
+        figures.pauseReasons = player.timer.reasons
+        figures.screenOn = display.isPoweredOn && player.screen.isOn
+        figures.present = presenceAndButtons?.isPresent
+        figures.screenConnected = !unplugged
+        figures.mqttConnected = mqtt?.isConnected
+        figures.mqttReconnects = mqtt?.reconnects ?? 0
+        figures.cecTV = cec?.state.tvPower.rawValue
+        figures.cecActiveSource = cec?.state.isActiveSource ?? false
+        return figures
+    }
+
+    func logStats(_ record: PresentRecord, now: Double) {
+        let mib = { (bytes: Int) in JSONText.number(Double(bytes) / 1_048_576) }
+        // With a crossfade the change becomes visible at its first step.
+        let visible = crossfader.firstShown ?? now
+        let latency = advanceDeadline.map { "\(JSONText.number((visible - $0) * 1000)) ms" } ?? "-"
+        let decode = record.decodeMilliseconds.map { "\(JSONText.number($0)) ms" } ?? "-"
+        // Drivers without a real vblank count none (sequence 0 throughout): nothing to say then.
+        let pacing = crossfader.lastPacing.flatMap {
+            $0.vblanks > 0 ? " fade \($0.steps) steps over \($0.vblanks) vblanks" : nil
+        }
+        log(
+            "stats: slide \(SlideID(category: record.category, name: record.slide)) decode \(decode) "
+                + "deadline-to-present \(latency)\(pacing ?? "") rss \(mib(ProcessMemory.residentBytes())) MiB peak "
+                + "\(mib(ProcessMemory.peakResidentBytes())) MiB budget "
+                + "\(mib(budget.used))/\(mib(budget.limit)) MiB MemAvailable \(mib(ProcessMemory.availableBytes())) MiB"
+        )
+    }
+
+    /// One answer line for one control line.
+    func answer(_ line: String) -> String {
+        guard let command = ControlCommand.parse(line) else { return "error: \(ControlCommand.refusal(line))" }
+        let now = MonotonicClock.seconds()
+        if command == .status { return statusLine(now: now) }
+        if command == .reload { return reload(now: now).map { "error: \($0)" } ?? "ok" }
+        if command == .rotateToken {
+            guard let web else { return "error: the web remote is off (no web settings)" }
+            do {
+                _ = try web.rotateToken()
+                return "ok"
+            } catch {
+                return "error: \(error)"
+            }
+        }
+        // A slide asked for by name counts, in `--stats`, from the request.
+        switch command {
+        case .next, .previous, .first, .category: advanceDeadline = now
+        default: break
+        }
+        send(.command(command, now: now))
+        var wakes = true
+        if case .screen = command { wakes = false }
+        sendAll(presenceAndButtons?.activity(now: now, wakes: wakes))
+        return "ok"
+    }
+
+    /// The TV as CEC knows it, for `status`: null without CEC.
+    private var cecStatus: String {
+        guard let cec else { return "null" }
+        let state = cec.state
+        return "{\"adapter\":\(JSONText.quote(cec.device)),"
+            + "\"address\":\(state.logicalAddress == nil ? "null" : JSONText.quote(CECAddress.physical(state.physicalAddress))),"
+            + "\"tv\":\"\(state.tvPower.rawValue)\",\"active_source\":\(state.isActiveSource)}"
+    }
+
+    func statusLine(now: Double) -> String {
+        let status = player.status(now: now)
+        let mib = { (bytes: Int) in JSONText.number(Double(bytes) / 1_048_576) }
+        let fields = [
+            "\"category\":\(status.category.map(JSONText.quote) ?? "null")",
+            "\"slide\":\(status.slide.map { JSONText.quote($0.name) } ?? "null")",
+            "\"position\":\(status.position.map(String.init) ?? "null")",
+            "\"count\":\(status.count)",
+            "\"paused\":[\(status.paused.map { JSONText.quote($0.rawValue) }.joined(separator: ","))]",
+            "\"seconds_left\":\(JSONText.number(status.secondsLeft))",
+            "\"frames_cached\":\(status.framesCached)",
+            "\"presented\":\(presentedCount)",
+            "\"screen\":\(display.isPoweredOn ? "\"on\"" : "\"off\"")",
+            "\"presence\":\(presenceAndButtons?.isPresent.map { $0 ? "\"present\"" : "\"absent\"" } ?? "null")",
+            "\"motion\":\(presenceAndButtons?.motion.map { $0 ? "true" : "false" } ?? "null")",
+            "\"cec\":\(cecStatus)",
+            "\"budget_used_mib\":\(mib(budget.used))",
+            "\"budget_total_mib\":\(mib(budget.limit))",
+            "\"rss_mib\":\(mib(ProcessMemory.residentBytes()))",
+            "\"flips\":\(display.flips)",
+            "\"modesets\":\(display.modesets)",
+            "\"longest_turn_ms\":\(JSONText.number((longestTurn * 1000).rounded()))",
+        ]
+        longestTurn = 0
+        return "{" + fields.joined(separator: ",") + "}"
+    }
+}

@@ -1,0 +1,227 @@
+import CLinux
+import VitrineCore
+import VitrineImage
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// What the system does to the show: signals, keys and touch, screens plugged in or out, the screen schedule,
+/// sleep, and a config reloaded.
+extension PlayerRuntime {
+    func handleSignal(_ signal: Int32, now: Double) {
+        switch signal {
+        case SIGTERM, SIGINT:
+            log(.notice, "stopping (signal \(signal))")
+            exitStatus = 0
+        case SIGHUP:
+            reload(now: now)
+        case SIGUSR1:
+            send(.command(.toggle, now: now))
+        case SIGCONT:
+            send(.woke(now: now))
+        case VirtualTerminal.releaseSignal:
+            log("VT switched away: holding the show")
+            send(.hold(.vtAway, now: now))
+            input?.suspend()
+            inputRouter.reset()
+            // The switch goes ahead once the screen is given up (after the flip in flight): `.seatReleased`.
+            display.releaseSeat(now: now)
+        case VirtualTerminal.acquireSignal:
+            terminal?.acknowledgeAcquire()
+            input?.resume()
+            display.returnSeat(now: now)
+            log("VT back: the show goes on")
+            send(.release(.vtAway, now: now))
+        default:
+            break
+        }
+    }
+
+    func handleInput(_ event: InputSource.Event, now: Double) {
+        let outcome = inputRouter.route(
+            event, keys: configuration.settings.keys, screen: profileNow.scanout, now: now)
+        defer {
+            // Any key or touch is someone there, after the action it carried (see `PresenceAndButtons.activity`).
+            switch event {
+            case .key(_, true), .touchDown, .pointerButton(true):
+                var wakes = true
+                if case .action(.screen) = outcome { wakes = false }
+                sendAll(presenceAndButtons?.activity(now: now, wakes: wakes))
+            default:
+                break
+            }
+        }
+        switch outcome {
+        case .deviceAdded(let name):
+            log("input device: \(name)")
+        case .switchVT(let target):
+            if terminal?.activate(target) == true {
+                log("Ctrl+Alt+F\(target): switching to VT \(target)")
+            } else if terminal?.allowsSwitching == false {
+                log("Ctrl+Alt+F\(target): VT switching is off (display.vtSwitching)")
+            }
+        case .action(let action):
+            send(.user(action, now: now))
+        case nil:
+            break
+        }
+    }
+
+    /// A DRM connector changed: unplugged, the show holds (a pause reason of its own); back, it is matched to its
+    /// profile again with `display.mode` and the profile's compose mode honoured, the mode is set again, and at
+    /// another size new buffers are made and the slide is redrawn.
+    func screenChanged(now: Double) {
+        guard let drm = display.executor as? DRMDisplay, let connector = drm.probeConnector() else { return }
+        guard connector.connected,
+            let (mode, profile) = DisplayOpener.chooseMode(
+                for: connector, settings: configuration.settings, table: configuration.deviceTable, log: log)
+        else {
+            guard !unplugged else { return }
+            unplugged = true
+            log(.warning, "\(connector.name) disconnected; the show waits for it")
+            display.unplugged(now: now)
+            send(.hold(.unplugged, now: now))
+            return
+        }
+        guard unplugged || mode.size != drm.size else { return }
+        unplugged = false
+        if mode.size == drm.size {
+            log("\(connector.name) connected again at \(mode)")
+            drm.use(mode)
+            display.plugged(sameMode: true, now: now)
+        } else {
+            log("\(connector.name) connected again at \(mode): profile \(profile.id), compose \(profile.compose)")
+            drm.pendingMode = mode
+            profileNow = profile
+            renderOptions.canvas = profile.compose
+            renderOptions.rotation = profile.rotation
+            renderOptions.fit = configuration.settings.fit ?? profile.fit
+            worker.setOptions(renderOptions)
+            follower.renditionMaker?.setProfile(profile, fit: configuration.settings.fit)
+            makeCorner(configuration.settings)
+            // New buffers once no flip is in flight; then `.redraw` paints the slide at the new size.
+            display.plugged(sameMode: false, now: now)
+        }
+        send(.release(.unplugged, now: now))
+    }
+
+    /// Puts the screen in the state the schedule asks for now, and arms the timer for the next change.
+    func followSchedule() {
+        let now = WallClockTimer.now()
+        guard let schedule = configuration.settings.screenSchedule else {
+            // Armed anyway: the kernel cancels a TFD_TIMER_CANCEL_ON_SET timer when it resumes from S3
+            // (timerfd_resume), so the loop wakes the moment the system does and can tell the show it slept.
+            scheduleTimer.arm(atEpochSeconds: now.epoch + 86400)
+            return
+        }
+        send(.command(.screen(on: schedule.isOn(atMinute: now.minuteOfDay)), now: MonotonicClock.seconds()))
+        let minutes = schedule.minutesUntilChange(fromMinute: now.minuteOfDay)
+        scheduleTimer.arm(atEpochSeconds: now.epoch - now.secondOfMinute + minutes * 60)
+    }
+
+    /// Looks at the clocks for a sleep before anything that woke the loop is handled.
+    func noticeSleep() {
+        let now = MonotonicClock.seconds()
+        guard let reason = sleep.check(offset: SleepClock.offset(), suspendCount: SleepClock.suspendCount(), now: now)
+        else { return }
+        woke(reason, now: now)
+    }
+
+    /// Another sign of a sleep; false when it is only one more sign of a wake already handled.
+    @discardableResult
+    func wokeFromSleep(_ reason: String) -> Bool {
+        let now = MonotonicClock.seconds()
+        guard sleep.wake(offset: SleepClock.offset(), suspendCount: SleepClock.suspendCount(), now: now) else {
+            return false
+        }
+        woke(reason, now: now)
+        return true
+    }
+
+    /// The system woke: the mode is set again (some drivers come back dark) and the slide on screen gets a full
+    /// interval, with no catch-up advance.
+    func woke(_ reason: String, now: Double) {
+        log(reason)
+        display.woke(now: now)
+        send(.woke(now: now))
+    }
+
+    /// Reads the config file again; returns why not when it cannot (the running settings stay).
+    @discardableResult
+    func reload(now: Double) -> String? {
+        guard let path = configuration.configPath else {
+            log("SIGHUP: no config file to reload")
+            return "no config file to reload (the player was started without one)"
+        }
+        let settings: Settings
+        do {
+            settings = try Settings.load(path: path)
+        } catch {
+            log(.error, "config reload refused, keeping the running settings: \(error)")
+            return "config reload refused, keeping the running settings: \(error)"
+        }
+        if settings.library != configuration.settings.library {
+            log("the library path changes on restart; still playing \(library.root)")
+        }
+        let pairingChanged = settings.pairPortraits != configuration.settings.pairPortraits
+        if settings.metricsFile != configuration.settings.metricsFile {
+            metricsWriter = settings.metricsFile.map { MetricsWriter(path: $0) }
+            if metricsWriter == nil { metricsTimer.disarm() } else { metricsTimer.arm(at: now) }
+        }
+        let gpioChanged =
+            settings.buttons != configuration.settings.buttons
+            || settings.longPressSeconds != configuration.settings.longPressSeconds
+            || settings.presence != configuration.settings.presence
+        let mqttChanged = settings.mqtt != configuration.settings.mqtt
+        let oldCEC = configuration.settings.cec
+        let webChanged = settings.web != configuration.settings.web
+        let overlayTopicsChanged =
+            Set((settings.overlay?.texts ?? []).map(\.topic))
+            != Set((configuration.settings.overlay?.texts ?? []).map(\.topic))
+        let overlayChanged =
+            settings.overlay != configuration.settings.overlay || settings.locale != configuration.settings.locale
+        configuration.settings = settings
+        if overlayChanged { followOverlaySettings(settings, now: now) }
+        if webChanged {
+            web?.close()
+            web = nil
+            startWeb(settings)
+        }
+        if gpioChanged { reopenPresenceAndButtons(settings, now: now) }
+        if mqttChanged || overlayTopicsChanged {
+            mqtt?.close()
+            mqtt = nil
+            startMQTT(settings)
+        }
+        if settings.cec != oldCEC {
+            cec?.close()
+            cec = nil
+            send(.release(.tvOff, now: now))
+            send(.release(.otherSource, now: now))
+            startCEC(settings)
+        }
+        follower.rescanInterval = settings.rescanInterval
+        position?.spacing = settings.positionSaveInterval
+        terminal?.allowsSwitching = settings.display.vtSwitching
+        followSchedule()
+        renderOptions = Self.renderOptions(settings, profile: profileNow)
+        worker.setOptions(renderOptions)
+        crossfader.seconds = Self.fadeSeconds(
+            settings, profile: profileNow, budget: budget, blendsCleanly: display.blendsCleanly,
+            screen: screenDescription, log: log)
+        var options = player.options
+        options.interval = settings.interval
+        options.order = settings.order
+        options.wakeOutsideSchedule = settings.presence?.wakeOutsideSchedule ?? false
+        options.transitionSeconds = crossfader.seconds ?? 0
+        log.forgetWarnings()
+        log("config reloaded from \(path)")
+        perform(player.update(options))
+        // Pairs are made when a category is indexed: index the active one again.
+        if pairingChanged, let active = player.active { send(.command(.category(.named(active)), now: now)) }
+        return nil
+    }
+}

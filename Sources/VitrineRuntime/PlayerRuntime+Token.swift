@@ -1,0 +1,80 @@
+/// What woke the loop: one token per descriptor it watches, and the sources of the parts that own several.
+extension PlayerRuntime {
+    enum Token: UInt64 {
+        case timer = 1, signals, decodes, library, vblank, control, schedule, hotplug, input, inputHold, banner
+        case watchdog, metrics, position, terminal, libraryCheck, rescan, indexes, renditions
+        case mqttSocket, mqttAttempt, mqttHousekeeping, mqttRetry, mqttState, mqttImage
+        case cecAdapter, cecTimer
+        case webServer, webWorker, webSlide, webTimer
+        case overlayMinute, overlayStale, overlayZone
+
+        init(_ source: LiveOverlay.Source) {
+            switch source {
+            case .minute: self = .overlayMinute
+            case .stale: self = .overlayStale
+            case .zone: self = .overlayZone
+            }
+        }
+
+        init(_ source: WebRemote.Source) {
+            switch source {
+            case .server: self = .webServer
+            case .worker: self = .webWorker
+            case .slide: self = .webSlide
+            case .timer: self = .webTimer
+            }
+        }
+
+        init(_ source: CECLink.Source) {
+            switch source {
+            case .adapter: self = .cecAdapter
+            case .timer: self = .cecTimer
+            }
+        }
+
+        init(_ source: MQTTLink.Source) {
+            switch source {
+            case .socket: self = .mqttSocket
+            case .attempt: self = .mqttAttempt
+            case .housekeeping: self = .mqttHousekeeping
+            case .retry: self = .mqttRetry
+            case .state: self = .mqttState
+            case .image: self = .mqttImage
+            }
+        }
+
+        var mqttSource: MQTTLink.Source? {
+            switch self {
+            case .mqttSocket: return .socket
+            case .mqttAttempt: return .attempt
+            case .mqttHousekeeping: return .housekeeping
+            case .mqttRetry: return .retry
+            case .mqttState: return .state
+            case .mqttImage: return .image
+            default: return nil
+            }
+        }
+
+        init(_ source: LibraryFollower.Source) {
+            switch source {
+            case .watcher: self = .library
+            case .rescan: self = .rescan
+            case .libraryCheck: self = .libraryCheck
+            case .indexes: self = .indexes
+            case .renditions: self = .renditions
+            }
+        }
+
+        /// The follower's source for its tokens.
+        var librarySource: LibraryFollower.Source? {
+            switch self {
+            case .library: return .watcher
+            case .rescan: return .rescan
+            case .libraryCheck: return .libraryCheck
+            case .indexes: return .indexes
+            case .renditions: return .renditions
+            default: return nil
+            }
+        }
+    }
+}
