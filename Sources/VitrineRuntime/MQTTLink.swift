@@ -1,4 +1,5 @@
 import VitrineCore
+import VitrineImage
 
 #if canImport(Glibc)
     import Glibc
@@ -12,7 +13,7 @@ import VitrineCore
 /// refusing costs the show nothing.
 final class MQTTLink {
     enum Source: CaseIterable {
-        case socket, attempt, housekeeping, retry, state, image
+        case socket, attempt, housekeeping, retry, state
     }
 
     let settings: MQTTSettings
@@ -34,7 +35,6 @@ final class MQTTLink {
     /// The show's state as last told, whether or not it could be published then.
     private var latestState: MQTTState?
     /// The slide on screen as JPEG, when `image` is on.
-    private let thumbnails: ThumbnailWorker?
     private var latestImage: [UInt8]?
     /// Answers one command line as the control socket does.
     var answer: (String) -> String = { _ in "error: not ready" }
@@ -65,7 +65,6 @@ final class MQTTLink {
             housekeepingTimer = try MonotonicTimer()
             retryTimer = try MonotonicTimer()
             stateTimer = try MonotonicTimer()
-            thumbnails = settings.image ? try ThumbnailWorker() : nil
         } catch {
             throw MQTTError("timers", "cannot be made", errno: error.errno)
         }
@@ -79,7 +78,6 @@ final class MQTTLink {
         try loop.add(housekeepingTimer.descriptor, token: token(.housekeeping))
         try loop.add(retryTimer.descriptor, token: token(.retry))
         try loop.add(stateTimer.descriptor, token: token(.state))
-        if let thumbnails { try loop.add(thumbnails.wakeup.descriptor, token: token(.image)) }
         log("MQTT: \(topics.id) on \(connection.broker), commands on \(topics.commandTopics.joined(separator: ", "))")
         if !overlayTopics.isEmpty { log("MQTT: overlay texts from \(overlayTopics.joined(separator: ", "))") }
         perform(connection.start(), now: now)
@@ -103,16 +101,6 @@ final class MQTTLink {
             _ = stateTimer.acknowledge()
             if let state = publisher.timerFired(now: now) {
                 client.publish(topics.state, Array(state.utf8), retain: true)
-            }
-        case .image:
-            switch thumbnails?.take() {
-            case .success(let jpeg):
-                latestImage = jpeg
-                client.publish(topics.image, jpeg, retain: true)
-            case .failure(let error):
-                log(.warning, "MQTT: no picture for \(topics.image): \(error)")
-            case nil:
-                break
             }
         }
         keepHousekeeping(now: now)
@@ -146,9 +134,21 @@ final class MQTTLink {
         watchSocket()
     }
 
-    /// A new slide is on its way to the screen: its thumbnail goes to the image topic when that is on.
-    func slideOnTheWay(_ frame: Frame) {
-        thumbnails?.submit(frame)
+    /// Whether the image topic is on: then every slide's picture is made for it.
+    var wantsSlidePictures: Bool { settings.image }
+
+    /// The picture of the slide on screen, made: it goes to the image topic (retained, and again on reconnecting).
+    func slidePicture(_ result: Result<[UInt8], ImageError>, now: Double) {
+        guard settings.image else { return }
+        switch result {
+        case .success(let jpeg):
+            latestImage = jpeg
+            client.publish(topics.image, jpeg, retain: true)
+        case .failure(let error):
+            log(.warning, "MQTT: no picture for \(topics.image): \(error)")
+        }
+        keepHousekeeping(now: now)
+        watchSocket()
     }
 
     /// The library's categories; the select entity's options follow them.
@@ -161,7 +161,6 @@ final class MQTTLink {
     }
 
     func close() {
-        thumbnails?.stop()
         client.close(finalMessages: [(topics.availability, "offline")])
         if let watched { loop?.remove(watched.descriptor) }
         watched = nil

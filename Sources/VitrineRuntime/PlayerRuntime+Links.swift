@@ -48,6 +48,13 @@ extension PlayerRuntime {
         }
         mqtt = link
         tellMQTT()
+        if link.wantsSlidePictures, !slidePictureComing {
+            if let slidePicture {
+                link.slidePicture(.success(slidePicture), now: MonotonicClock.seconds())
+            } else {
+                submitSlidePicture()
+            }
+        }
     }
 
     /// The clock, date and MQTT texts in a corner, when the settings ask for any of them.
@@ -141,6 +148,45 @@ extension PlayerRuntime {
             return
         }
         web = remote
+        if slidePictureComing {
+            remote.slideOnTheWay()
+        } else if let slidePicture {
+            remote.slideOnTheWay()
+            remote.slidePicture(.success(slidePicture))
+        } else {
+            submitSlidePicture()
+        }
+    }
+
+    /// Whether anything shows the slide's picture elsewhere.
+    var wantsSlidePictures: Bool { web != nil || mqtt?.wantsSlidePictures == true }
+
+    /// Has the picture of the slide on screen made for the image topic and the web remote's page: at each new
+    /// slide, and when one of them starts (a reload) with none made, so it need not wait a whole interval.
+    func submitSlidePicture() {
+        guard wantsSlidePictures, let frame = slideFrame else { return }
+        if slidePictures == nil {
+            do {
+                let pictures = try ThumbnailWorker()
+                try loop.add(pictures.wakeup.descriptor, token: Token.slidePicture.rawValue)
+                slidePictures = pictures
+            } catch {
+                log(.warning, "no pictures of the slide for MQTT or the web remote: \(error)")
+                return
+            }
+        }
+        slidePictureComing = true
+        web?.slideOnTheWay()
+        slidePictures?.submit(frame)
+    }
+
+    /// The slide's picture is made (or could not be): each link that shows it gets the one result.
+    func deliverSlidePicture(now: Double) {
+        guard let result = slidePictures?.take() else { return }
+        slidePictureComing = false
+        if case .success(let jpeg) = result { slidePicture = jpeg }
+        mqtt?.slidePicture(result, now: now)
+        web?.slidePicture(result)
     }
 
     /// Opens the CEC adapter the settings ask for (a missing one is one log line; the show goes on).

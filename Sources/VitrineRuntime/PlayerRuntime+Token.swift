@@ -3,9 +3,9 @@ extension PlayerRuntime {
     enum Token: UInt64 {
         case timer = 1, signals, decodes, library, vblank, control, schedule, hotplug, input, inputHold, banner
         case watchdog, metrics, position, terminal, libraryCheck, rescan, indexes, renditions
-        case mqttSocket, mqttAttempt, mqttHousekeeping, mqttRetry, mqttState, mqttImage
+        case mqttSocket, mqttAttempt, mqttHousekeeping, mqttRetry, mqttState, slidePicture
         case cecAdapter, cecTimer
-        case webServer, webWorker, webSlide, webTimer
+        case webServer, webWorker, webTimer
         case overlayMinute, overlayStale, overlayZone
 
         init(_ source: LiveOverlay.Source) {
@@ -20,7 +20,6 @@ extension PlayerRuntime {
             switch source {
             case .server: self = .webServer
             case .worker: self = .webWorker
-            case .slide: self = .webSlide
             case .timer: self = .webTimer
             }
         }
@@ -39,7 +38,6 @@ extension PlayerRuntime {
             case .housekeeping: self = .mqttHousekeeping
             case .retry: self = .mqttRetry
             case .state: self = .mqttState
-            case .image: self = .mqttImage
             }
         }
 
@@ -50,7 +48,6 @@ extension PlayerRuntime {
             case .mqttHousekeeping: return .housekeeping
             case .mqttRetry: return .retry
             case .mqttState: return .state
-            case .mqttImage: return .image
             default: return nil
             }
         }

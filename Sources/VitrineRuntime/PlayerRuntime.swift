@@ -57,6 +57,15 @@ public final class PlayerRuntime: LibraryFollowerOwner {
     var cec: CECLink?
     /// The web remote; nil without `web` settings or when it cannot listen.
     var web: WebRemote?
+    /// Makes the picture of the slide on screen, once for both MQTT's image topic and the web remote's page; nil
+    /// until one of them wants it.
+    var slidePictures: ThumbnailWorker?
+    /// The slide on screen (or on its way), while the player keeps it, for a picture asked for later.
+    weak var slideFrame: Frame?
+    /// The picture of the slide on screen once made (a few KiB), for a link started later (a reload).
+    var slidePicture: [UInt8]?
+    /// The slide's picture is being made.
+    var slidePictureComing = false
     /// Text over the picture: the category banner for a few seconds, else the pause sign while paused by the user;
     /// the corner's clock, date and texts.
     let overlay: TextOverlay
@@ -355,6 +364,7 @@ public final class PlayerRuntime: LibraryFollowerOwner {
         mqtt?.close()
         cec?.close()
         web?.close()
+        slidePictures?.stop()
         worker.stop()
         follower.stop()
         control?.close()
@@ -425,7 +435,7 @@ public final class PlayerRuntime: LibraryFollowerOwner {
             for client in control.accept() {
                 try? loop.add(client, token: Self.clientTokenBase + UInt64(client))
             }
-        case .mqttSocket, .mqttAttempt, .mqttHousekeeping, .mqttRetry, .mqttState, .mqttImage:
+        case .mqttSocket, .mqttAttempt, .mqttHousekeeping, .mqttRetry, .mqttState:
             guard let source = Token(rawValue: ready.token)?.mqttSource else { return }
             mqtt?.handle(source, events: ready.events, now: now)
         case .cecAdapter:
@@ -434,7 +444,7 @@ public final class PlayerRuntime: LibraryFollowerOwner {
             applyCEC(cec?.handle(.timer, now: now), now: now)
         case .webServer: web?.handle(.server, now: now)
         case .webWorker: web?.handle(.worker, now: now)
-        case .webSlide: web?.handle(.slide, now: now)
+        case .slidePicture: deliverSlidePicture(now: now)
         case .webTimer: web?.handle(.timer, now: now)
         case .overlayMinute: live?.handle(.minute, now: now)
         case .overlayStale: live?.handle(.stale, now: now)
@@ -520,8 +530,9 @@ public final class PlayerRuntime: LibraryFollowerOwner {
 
     /// A new slide: a crossfade from the one on screen when fades are on and the screen can show one, else a cut.
     func present(_ frame: Frame, _ record: PresentRecord) {
-        mqtt?.slideOnTheWay(frame)
-        web?.slideOnTheWay(frame, now: MonotonicClock.seconds())
+        slideFrame = frame
+        slidePicture = nil
+        submitSlidePicture()
         // Only the first step now: painting a second one meanwhile would hold up seeing the first land (the
         // viewer's latency); the third buffer is used from the first completed step on.
         display.show(crossfader.present(frame, record, screenCanFade: display.canFade, now: MonotonicClock.seconds()))

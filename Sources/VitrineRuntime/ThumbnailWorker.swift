@@ -1,17 +1,18 @@
 import VitrineCore
 import VitrineImage
 
-/// Makes the JPEG of the slide on screen for the MQTT image topic on a thread of its own (averaging a 4K frame
-/// down takes longer than a flip may wait) and hands it to the loop through `wakeup`. One slot: a newer slide
-/// replaces one not started yet, and a finished thumbnail of a slide no longer wanted is dropped, so a fast show
-/// costs at most one thumbnail in flight.
+/// Makes the JPEG of the slide on screen, once for everything that shows it elsewhere (the MQTT image topic, the
+/// web remote's page), on a thread of its own (averaging a 4K frame down takes longer than a flip may wait), and
+/// hands it to the loop through `wakeup`. One slot: a newer slide replaces one not started yet, and a finished
+/// thumbnail (or failure) of a slide no longer wanted is dropped, so a fast show costs at most one thumbnail in
+/// flight.
 final class ThumbnailWorker {
     private final class Shared: @unchecked Sendable {
         // @unchecked: every field is touched only inside `monitor.locked`.
         let monitor = Monitor()
         var waiting: (frame: Frame, generation: Int)?
         var done: (jpeg: [UInt8], generation: Int)?
-        var failure: ImageError?
+        var failure: (error: ImageError, generation: Int)?
         var stopping = false
     }
 
@@ -51,7 +52,7 @@ final class ThumbnailWorker {
                 shared.monitor.locked {
                     switch result {
                     case .success(let jpeg): shared.done = (jpeg, job.generation)
-                    case .failure(let error): shared.failure = error
+                    case .failure(let error): shared.failure = (error, job.generation)
                     }
                 }
                 wakeup.signal()
@@ -68,7 +69,7 @@ final class ThumbnailWorker {
                 shared.done = nil
                 shared.failure = nil
             }
-            if let failure = shared.failure { return .failure(failure) }
+            if let failure = shared.failure, failure.generation == newest { return .failure(failure.error) }
             guard let done = shared.done, done.generation == newest else { return nil }
             return .success(done.jpeg)
         }

@@ -12,7 +12,7 @@ import VitrineImage
 /// runs on the web worker and is answered when done, so no request holds up a flip.
 final class WebRemote {
     enum Source: CaseIterable {
-        case server, worker, slide, timer
+        case server, worker, timer
     }
 
     /// The player's side, called on the loop thread.
@@ -40,7 +40,6 @@ final class WebRemote {
     private let server: WebServer
     private let worker: WebWorker
     private let timer: MonotonicTimer
-    private let slides: ThumbnailWorker
     private let shelf: PhotoShelf
     private let saver: UploadSaver
     private let thumbnails: LibraryThumbnails
@@ -58,8 +57,8 @@ final class WebRemote {
     /// The slide on screen as JPEG; `shown` counts slides sent to the screen, `made` the one the JPEG is of.
     private var slideJPEG: (jpeg: [UInt8], made: Int)?
     private var shown = 0
-    private var submitted: Int?
-    private weak var latestFrame: Frame?
+    /// The newest slide's picture is being made (by the player's `ThumbnailWorker`); a page asking waits for it.
+    private var pictureComing = false
     private var slideWaiting: [WebServer.Pending] = []
     /// Makes the screen's rendition of each photo uploaded (nil without a rendition cache).
     var renditions: RenditionMaker?
@@ -103,7 +102,6 @@ final class WebRemote {
         do {
             worker = try WebWorker()
             timer = try MonotonicTimer()
-            slides = try ThumbnailWorker()
         } catch {
             throw PlayError("web remote: \(error)")
         }
@@ -138,7 +136,6 @@ final class WebRemote {
         self.loop = loop
         try loop.add(server.descriptor, token: token(.server))
         try loop.add(worker.wakeup.descriptor, token: token(.worker))
-        try loop.add(slides.wakeup.descriptor, token: token(.slide))
         try loop.add(timer.descriptor, token: token(.timer))
         log(
             "web remote on \(secure ? "https" : "http")://\(settings.address):\(server.port)/ (pages \(pages)); "
@@ -159,17 +156,6 @@ final class WebRemote {
                 server.answer(pending, done.response)
             }
             server.run()
-        case .slide:
-            // Nil while only an older slide's picture finished: the newest is still being made.
-            guard let result = slides.take() else { break }
-            if case .success(let jpeg) = result, let submitted { slideJPEG = (jpeg, submitted) }
-            submitted = nil
-            let waiting = slideWaiting
-            slideWaiting = []
-            for pending in waiting {
-                server.answer(pending, slideJPEG.map { LibraryThumbnails.response($0.jpeg) } ?? .error(404, "no slide"))
-            }
-            server.run()
         }
         rearm()
     }
@@ -183,29 +169,32 @@ final class WebRemote {
         }
     }
 
-    /// A new slide is on its way to the screen.
-    func slideOnTheWay(_ frame: Frame, now: Double) {
+    /// A new slide is on its way to the screen, and its picture is being made: a page opened an hour into the
+    /// slide still gets it at once.
+    func slideOnTheWay() {
         shown += 1
-        latestFrame = frame
-        // The frame is not kept (it is the display's), so its picture is made now, one at a time, newest first:
-        // a page opened an hour into a slide still gets it.
-        submitSlide()
+        pictureComing = true
     }
 
-    private func submitSlide() {
-        guard let frame = latestFrame, submitted != shown else { return }
-        submitted = shown
-        slides.submit(frame)
+    /// The picture of the newest slide, made (or why not): pages waiting for it get it.
+    func slidePicture(_ result: Result<[UInt8], ImageError>) {
+        pictureComing = false
+        if case .success(let jpeg) = result { slideJPEG = (jpeg, shown) }
+        let waiting = slideWaiting
+        slideWaiting = []
+        for pending in waiting {
+            server.answer(pending, slideJPEG.map { LibraryThumbnails.response($0.jpeg) } ?? .error(404, "no slide"))
+        }
+        server.run()
+        rearm()
     }
 
     func close() {
         worker.stop()
-        slides.stop()
         server.stop()
         if let loop {
             loop.remove(server.descriptor)
             loop.remove(worker.wakeup.descriptor)
-            loop.remove(slides.wakeup.descriptor)
             loop.remove(timer.descriptor)
         }
         loop = nil
@@ -401,8 +390,7 @@ final class WebRemote {
 
     private func slide(_ request: WebServer.Request) -> WebServer.Reply {
         if let slideJPEG, slideJPEG.made == shown { return .now(LibraryThumbnails.response(slideJPEG.jpeg)) }
-        if submitted == nil { submitSlide() }
-        if submitted != nil {
+        if pictureComing {
             slideWaiting.append(request.pending)
             return .later
         }

@@ -20,6 +20,7 @@ Assistant and as a fleet operator, and the release binary on headless panels.
 Prints PASS/FAIL per check and `N passed, M failed`. Usage: test_mqtt.py --vitrine BIN
 """
 import argparse
+import http.client
 import json
 import os
 import pwd
@@ -359,7 +360,7 @@ def image_topic(vitrine, work, broker):
     library = make_library(f"{work}/image", {"A": colors})
     observer = Observer(broker, "#")
     player = Player(vitrine, work, "pictured", library, mqtt_settings(broker, "pictured", image=True),
-                    extra={"startCategory": "A", "fit": "cover"})
+                    interval=3600, extra={"startCategory": "A", "fit": "cover"})
     topic = "vitrine/pictured"
 
     def color_of(payload):
@@ -385,6 +386,41 @@ def image_topic(vitrine, work, broker):
         config = observer.wait("homeassistant/image/vitrine_pictured/picture/config", lambda p: p, 0)
         record(bool(config) and json.loads(config[1]).get("image_topic") == f"{topic}/image",
                "Home Assistant gets an image entity for it")
+
+        # The web remote, added by a reload in the middle of an hour-long slide, shows that slide at once (it does
+        # not wait for the next one), and it is the very picture the image topic carries: one is made for both.
+        with open(player.config) as f:
+            settings = json.load(f)
+        port = free_port()
+        settings["web"] = {"address": "127.0.0.1", "port": port, "pages": f"{REPO}/web"}
+        with open(player.config, "w") as f:
+            json.dump(settings, f)
+        start = time.monotonic()
+        answer = player.ctl("reload")
+        token_file = f"{library}/.vitrine/web-token"
+
+        def slide_picture():
+            try:
+                with open(token_file) as f:
+                    token = f.read().strip()
+                connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+                try:
+                    connection.request("GET", "/api/slide.jpg", headers={"Authorization": f"Bearer {token}"})
+                    response = connection.getresponse()
+                    data = response.read()
+                finally:
+                    connection.close()
+            except OSError:
+                return None
+            return data if response.status == 200 else None
+        picture = until(slide_picture, 5)
+        waited = time.monotonic() - start
+        latest = observer.since(0, f"{topic}/image")
+        record(answer == "ok" and picture is not None and near(color_of(picture), colors[1])
+               and bool(latest) and latest[-1][1] == picture,
+               f"a web remote added by a reload shows the slide on screen within {waited:.1f} s (not at the next "
+               f"slide): {color_of(picture) if picture else 'nothing'}, the same JPEG as the image topic's last "
+               f"({len(latest)} published)")
     finally:
         player.stop()
         observer.close()
