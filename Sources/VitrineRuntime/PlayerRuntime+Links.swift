@@ -132,7 +132,8 @@ extension PlayerRuntime {
             status: { [unowned self] in self.statusLine(now: MonotonicClock.seconds()) },
             answer: { [unowned self] line in self.answer(line) },
             metrics: { [unowned self] in MetricsWriter.render(self.currentFigures()) },
-            activeCategory: { [unowned self] in self.player.active })
+            activeCategory: { [unowned self] in self.player.active },
+            slidePicture: { [unowned self] in (self.slidePicture, self.slidePictureComing) })
         remote.renditions = follower.renditionMaker
         remote.libraryChanged = { [unowned self] in
             var changes = LibraryWatcher.Changes()
@@ -148,23 +149,18 @@ extension PlayerRuntime {
             return
         }
         web = remote
-        if slidePictureComing {
-            remote.slideOnTheWay()
-        } else if let slidePicture {
-            remote.slideOnTheWay()
-            remote.slidePicture(.success(slidePicture))
-        } else {
-            submitSlidePicture()
-        }
+        if !slidePictureComing, slidePicture == nil { submitSlidePicture() }
     }
 
     /// Whether anything shows the slide's picture elsewhere.
     var wantsSlidePictures: Bool { web != nil || mqtt?.wantsSlidePictures == true }
 
     /// Has the picture of the slide on screen made for the image topic and the web remote's page: at each new
-    /// slide, and when one of them starts (a reload) with none made, so it need not wait a whole interval.
-    func submitSlidePicture() {
-        guard wantsSlidePictures, let frame = slideFrame else { return }
+    /// slide, and when one of them starts (a reload) with none made, so it need not wait a whole interval. False
+    /// when nobody wants it or the slide is gone.
+    @discardableResult
+    func submitSlidePicture() -> Bool {
+        guard wantsSlidePictures, let frame = slideFrame else { return false }
         if slidePictures == nil {
             do {
                 let pictures = try ThumbnailWorker()
@@ -172,12 +168,12 @@ extension PlayerRuntime {
                 slidePictures = pictures
             } catch {
                 log(.warning, "no pictures of the slide for MQTT or the web remote: \(error)")
-                return
+                return false
             }
         }
         slidePictureComing = true
-        web?.slideOnTheWay()
         slidePictures?.submit(frame)
+        return true
     }
 
     /// The slide's picture is made (or could not be): each link that shows it gets the one result.
@@ -186,7 +182,7 @@ extension PlayerRuntime {
         slidePictureComing = false
         if case .success(let jpeg) = result { slidePicture = jpeg }
         mqtt?.slidePicture(result, now: now)
-        web?.slidePicture(result)
+        web?.slidePictureMade()
     }
 
     /// Opens the CEC adapter the settings ask for (a missing one is one log line; the show goes on).

@@ -41,16 +41,8 @@ extension PlayerRuntime {
             }
         }
 
-        var mqttSource: MQTTLink.Source? {
-            switch self {
-            case .mqttSocket: return .socket
-            case .mqttAttempt: return .attempt
-            case .mqttHousekeeping: return .housekeeping
-            case .mqttRetry: return .retry
-            case .mqttState: return .state
-            default: return nil
-            }
-        }
+        /// The link's source for its tokens.
+        var mqttSource: MQTTLink.Source? { MQTTLink.Source.allCases.first { Token($0) == self } }
 
         init(_ source: LibraryFollower.Source) {
             switch source {
@@ -63,15 +55,6 @@ extension PlayerRuntime {
         }
 
         /// The follower's source for its tokens.
-        var librarySource: LibraryFollower.Source? {
-            switch self {
-            case .library: return .watcher
-            case .rescan: return .rescan
-            case .libraryCheck: return .libraryCheck
-            case .indexes: return .indexes
-            case .renditions: return .renditions
-            default: return nil
-            }
-        }
+        var librarySource: LibraryFollower.Source? { LibraryFollower.Source.allCases.first { Token($0) == self } }
     }
 }

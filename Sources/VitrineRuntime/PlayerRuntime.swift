@@ -62,7 +62,9 @@ public final class PlayerRuntime: LibraryFollowerOwner {
     var slidePictures: ThumbnailWorker?
     /// The slide on screen (or on its way), while the player keeps it, for a picture asked for later.
     weak var slideFrame: Frame?
-    /// The picture of the slide on screen once made (a few KiB), for a link started later (a reload).
+    /// The newest picture made of a slide (a few KiB): the web remote serves it, and a link started later (a
+    /// reload) gets it at once. It stays when the next one fails, and goes when a slide comes with nobody to make
+    /// its picture for.
     var slidePicture: [UInt8]?
     /// The slide's picture is being made.
     var slidePictureComing = false
@@ -531,8 +533,7 @@ public final class PlayerRuntime: LibraryFollowerOwner {
     /// A new slide: a crossfade from the one on screen when fades are on and the screen can show one, else a cut.
     func present(_ frame: Frame, _ record: PresentRecord) {
         slideFrame = frame
-        slidePicture = nil
-        submitSlidePicture()
+        if !submitSlidePicture() { slidePicture = nil }
         // Only the first step now: painting a second one meanwhile would hold up seeing the first land (the
         // viewer's latency); the third buffer is used from the first completed step on.
         display.show(crossfader.present(frame, record, screenCanFade: display.canFade, now: MonotonicClock.seconds()))

@@ -25,6 +25,9 @@ final class WebRemote {
         var metrics: () -> String
         /// The category playing.
         var activeCategory: () -> String?
+        /// The picture of the slide on screen as last made (nil before the first), and whether a newer one is
+        /// being made.
+        var slidePicture: () -> (jpeg: [UInt8]?, coming: Bool)
     }
 
     /// Files the page is made of; nothing else in the folder is served.
@@ -50,15 +53,13 @@ final class WebRemote {
     private var pageCache: [String: [UInt8]] = [:]
     private let secure: Bool
     private let log: EventLog
-    var owner = Owner(status: { "{}" }, answer: { _ in "error: not ready" }, metrics: { "" }, activeCategory: { nil })
+    var owner = Owner(
+        status: { "{}" }, answer: { _ in "error: not ready" }, metrics: { "" }, activeCategory: { nil },
+        slidePicture: { (nil, false) })
     private var loop: EventLoop?
     /// Uploads streaming now, by request.
     private var uploads: [WebServer.Pending: UploadSaver.Started] = [:]
-    /// The slide on screen as JPEG; `shown` counts slides sent to the screen, `made` the one the JPEG is of.
-    private var slideJPEG: (jpeg: [UInt8], made: Int)?
-    private var shown = 0
-    /// The newest slide's picture is being made (by the player's `ThumbnailWorker`); a page asking waits for it.
-    private var pictureComing = false
+    /// Pages asking for the slide while its picture is being made.
     private var slideWaiting: [WebServer.Pending] = []
     /// Makes the screen's rendition of each photo uploaded (nil without a rendition cache).
     var renditions: RenditionMaker?
@@ -169,21 +170,13 @@ final class WebRemote {
         }
     }
 
-    /// A new slide is on its way to the screen, and its picture is being made: a page opened an hour into the
-    /// slide still gets it at once.
-    func slideOnTheWay() {
-        shown += 1
-        pictureComing = true
-    }
-
-    /// The picture of the newest slide, made (or why not): pages waiting for it get it.
-    func slidePicture(_ result: Result<[UInt8], ImageError>) {
-        pictureComing = false
-        if case .success(let jpeg) = result { slideJPEG = (jpeg, shown) }
+    /// The slide's picture is made (or could not be): pages waiting for it get the newest there is.
+    func slidePictureMade() {
         let waiting = slideWaiting
         slideWaiting = []
+        let jpeg = owner.slidePicture().jpeg
         for pending in waiting {
-            server.answer(pending, slideJPEG.map { LibraryThumbnails.response($0.jpeg) } ?? .error(404, "no slide"))
+            server.answer(pending, jpeg.map { LibraryThumbnails.response($0) } ?? .error(404, "no slide"))
         }
         server.run()
         rearm()
@@ -389,12 +382,12 @@ final class WebRemote {
     }
 
     private func slide(_ request: WebServer.Request) -> WebServer.Reply {
-        if let slideJPEG, slideJPEG.made == shown { return .now(LibraryThumbnails.response(slideJPEG.jpeg)) }
-        if pictureComing {
+        let picture = owner.slidePicture()
+        if picture.coming {
             slideWaiting.append(request.pending)
             return .later
         }
-        return .now(slideJPEG.map { LibraryThumbnails.response($0.jpeg) } ?? .error(404, "nothing is on screen yet"))
+        return .now(picture.jpeg.map { LibraryThumbnails.response($0) } ?? .error(404, "nothing is on screen yet"))
     }
 
     /// Runs `job`, which only reads, on the worker.
