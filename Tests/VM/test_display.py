@@ -445,10 +445,12 @@ def check_overlay(vm, vitrine, label):
 
     def status_inside_a_minute():
         """The status and the guest's minute, taken clear of a minute's turn (its redraw comes at the start):
-        a count taken just after a turn would already hold that minute's flip."""
-        for _ in range(10):
-            rc, out = vm.run(f"date '+%S %Y-%m-%d %H:%M'; {vitrine} ctl --control /tmp/overlay.sock status; "
-                             "date '+%S'")
+        a count taken just after a turn would already hold that minute's flip. The guest first waits for
+        seconds 3 to 50 of its minute."""
+        for _ in range(3):
+            rc, out = vm.run("for i in $(seq 400); do s=$(date +%S); [ ${s#0} -ge 3 ] && [ ${s#0} -le 50 ] && break; "
+                             "sleep 0.2; done; date '+%S %Y-%m-%d %H:%M'; "
+                             f"{vitrine} ctl --control /tmp/overlay.sock status; date '+%S'", timeout=120)
             lines = out.strip().splitlines()
             try:
                 first, taken, last = int(lines[0].split()[0]), lines[0].split(" ", 1)[1], int(lines[-1])
@@ -458,7 +460,6 @@ def check_overlay(vm, vitrine, label):
                 return {}, None
             if 3 <= first <= last <= 57:
                 return counts, taken
-            time.sleep(4)
         return {}, None
 
     vm.spawn("overlay", f"exec {vitrine} play --config /share/overlay.json")
