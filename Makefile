@@ -20,10 +20,12 @@ BENCH_PACKAGES := libjpeg-turbo-progs libvips-tools python3-pil time rsync
 DEPLOY_CHECK_PACKAGES := shellcheck systemd passwd python3
 # The MQTT tests: Debian's broker, paho as Home Assistant and fleet operator, openssl for the test CA, Pillow.
 MQTT_PACKAGES := mosquitto python3-paho-mqtt openssl python3-pil
-# The web remote's tests: headless Chromium driven by Selenium, Pillow; schemathesis comes from PyPI into a venv.
-WEB_PACKAGES := chromium chromium-driver python3-selenium python3-pil python3-venv
-# The fault tests sync with rsync, read snapshots with Pillow and mount a FUSE share with bindfs.
-FAULT_PACKAGES := rsync python3-pil util-linux bindfs fuse3
+# The web remote's tests: headless Chromium driven by Selenium, Pillow, rsync (a photo arriving as rsync writes it);
+# schemathesis comes from PyPI into a venv.
+WEB_PACKAGES := chromium chromium-driver python3-selenium python3-pil python3-venv rsync
+# The fault tests sync with rsync, read snapshots with Pillow, mount a FUSE share with bindfs and freeze one made
+# with python3-fusepy (Tests/Faults/freezable_fs.py).
+FAULT_PACKAGES := rsync python3-pil util-linux bindfs fuse3 python3-fusepy
 # libFuzzer: executions per target (or FUZZ_SECONDS, whichever ends first). `make fuzz` is the full run.
 FUZZ_RUNS ?= 1000000
 FUZZ_SECONDS ?= 600
@@ -31,7 +33,8 @@ FUZZ_TARGETS := jpeg png webp heif settings devices control
 
 .PHONY: builtin-devices all deps check-deps bench-deps deploy-check-deps build release run test unit-tests lint format shellcheck \
 	check-photos check-renditions vm-test deploy-test bench clean fault-deps faults test-asan \
-	test-tsan fuzz soak vm-lowram vm-pacing mqtt-deps mqtt-test web-deps web-test
+	test-tsan fuzz fuzz-brief soak vm-lowram vm-pacing mqtt-deps mqtt-test web-deps web-test \
+	vm-guard vm-display vm-input vm-gpio vm-cec vm-suspend vm-power vm-service
 
 all: build
 
@@ -91,8 +94,11 @@ run: release
 unit-tests: build
 	$(SWIFT) test
 
+# swift format, and every import against Package.swift (Tests/Tools/layering.py: the rooms' layering, a core
+# without system calls).
 lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
+	/usr/bin/python3 Tests/Tools/layering.py
 
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests
@@ -128,18 +134,20 @@ check-photos: release check-deps
 # GPIO buttons and a motion sensor on gpio-sim (test_gpio.py); HDMI-CEC to a TV played by cec-ctl on vivid
 # (test_cec.py).
 # Installs QEMU and a kernel when it can; skips with the reason when it cannot (a failure under CI=true).
-vm-test: release check-deps mqtt-deps
-	@# A skip is not a pass: with QEMU unavailable under CI=true a VM test must fail.
-	@if VITRINE_QEMU=/nonexistent/qemu CI=true /usr/bin/python3 Tests/VM/test_display.py --vitrine .build/release/vitrine; \
+VM_STAGES := vm-guard vm-display vm-input vm-gpio vm-cec vm-suspend vm-power vm-pacing vm-service
+vm-test: $(VM_STAGES)
+
+# A skip is not a pass: with QEMU unavailable under CI=true a VM test must fail.
+vm-guard: release
+	@if VITRINE_QEMU=/nonexistent/qemu CI=true /usr/bin/python3 Tests/VM/test_display.py --vitrine .build/release/vitrine \
+	  >/dev/null 2>&1; \
 	then echo "FAIL: a VM test passed under CI=true without QEMU"; exit 1; \
 	else echo "PASS  without QEMU under CI=true the VM test fails"; fi
-	/usr/bin/python3 Tests/VM/test_display.py --vitrine .build/release/vitrine
-	/usr/bin/python3 Tests/VM/test_input.py --vitrine .build/release/vitrine
-	/usr/bin/python3 Tests/VM/test_gpio.py --vitrine .build/release/vitrine
-	/usr/bin/python3 Tests/VM/test_cec.py --vitrine .build/release/vitrine
-	/usr/bin/python3 Tests/VM/test_suspend.py --vitrine .build/release/vitrine
-	/usr/bin/python3 Tests/VM/test_power.py --vitrine .build/release/vitrine
-	/usr/bin/python3 Tests/VM/test_pacing.py --vitrine .build/release/vitrine
+
+vm-display vm-input vm-gpio vm-cec vm-suspend vm-power: release check-deps mqtt-deps
+	/usr/bin/python3 Tests/VM/test_$(@:vm-%=%).py --vitrine .build/release/vitrine
+
+vm-service: release check-deps
 	/usr/bin/python3 Tests/Deploy/test_service_vm.py --vitrine .build/release/vitrine
 
 # `vitrine renditions` on a copy of the shared photos: killed mid-run, then to the end, then again; the player
@@ -173,7 +181,16 @@ mqtt-test: release mqtt-deps
 web-test: release web-deps
 	/usr/bin/python3 Tests/Web/test_web.py --vitrine .build/release/vitrine
 
-test: lint shellcheck deploy-test unit-tests check-photos check-renditions faults mqtt-test web-test vm-test
+# Every check, one stage after another, with a table of each stage's time at the end (Tests/Tools/stages.sh).
+TEST_STAGES := lint shellcheck deploy-test unit-tests fuzz-brief check-photos check-renditions faults mqtt-test \
+	web-test $(VM_STAGES)
+test:
+	@Tests/Tools/stages.sh "$(MAKE)" $(TEST_STAGES)
+
+# Every fuzz target briefly (part of make test): 50,000 runs or 30 s each, from the committed seeds, the structure-aware
+# ones among them at the formats' limits. `make fuzz` is the long run.
+fuzz-brief:
+	$(MAKE) fuzz FUZZ_RUNS=50000 FUZZ_SECONDS=30
 
 # The test suite under AddressSanitizer and ThreadSanitizer, each in its own build folder; the end-to-end tests run
 # that build's own vitrine executable.

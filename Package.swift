@@ -86,47 +86,109 @@ let package = Package(
         ),
         .systemLibrary(name: "CLinux"),
         .systemLibrary(name: "CCEC"),
+        // Values, parsers and state machines: no system call, no C library, nothing but the standard library.
         .target(name: "VitrineCore", swiftSettings: strict),
+        // The system underneath: files, descriptors, timers, the event loop, threads, clocks, the log.
+        .target(name: "VitrinePlatform", dependencies: ["VitrineCore", "CLinux"], swiftSettings: strict),
+        // Decoding, scaling, colour, rendering a slide and writing renditions.
         .target(
             name: "VitrineImage",
-            dependencies: ["VitrineCore", "CJPEG", "CZlib", "CFreeType", "CSPNG", "CWebP", "CHeif", "CLCMS"],
-            swiftSettings: strict
-        ),
-        .target(
-            name: "VitrineRuntime",
             dependencies: [
-                "VitrineCore", "VitrineImage", "CDRM", "CUdev", "CLibInput", "CLinux", "CGPIOD", "CMosquitto", "CCEC",
-                "CMicroHTTPD", "CQRencode",
+                "VitrineCore", "VitrinePlatform", "CJPEG", "CZlib", "CFreeType", "CSPNG", "CWebP", "CHeif", "CLCMS",
             ],
             swiftSettings: strict
         ),
+        // The screen: DRM/KMS, fbdev, headless, the VT, hotplug, the display controller, fades and overlays.
+        .target(
+            name: "VitrineDisplay",
+            dependencies: ["VitrineCore", "VitrinePlatform", "VitrineImage", "CDRM", "CUdev", "CLinux"],
+            swiftSettings: strict
+        ),
+        // Keys, buttons and presence: libinput, GPIO lines.
+        .target(
+            name: "VitrineInput",
+            dependencies: ["VitrineCore", "VitrinePlatform", "CLibInput", "CUdev", "CGPIOD", "CLinux"],
+            swiftSettings: strict
+        ),
+        // The photo library on disk: listing, watching, indexing, renditions, decoding, the saved position.
+        .target(
+            name: "VitrineLibrary",
+            dependencies: ["VitrineCore", "VitrinePlatform", "VitrineImage", "CLinux"],
+            swiftSettings: strict
+        ),
+        // The player's links to the world: the control socket, MQTT, the web remote, HDMI-CEC, metrics.
+        .target(
+            name: "VitrineLinks",
+            dependencies: [
+                "VitrineCore", "VitrinePlatform", "VitrineImage", "VitrineLibrary", "CMosquitto", "CMicroHTTPD", "CCEC",
+                "CQRencode", "CLinux",
+            ],
+            swiftSettings: strict
+        ),
+        // The composition root: the player's loop and the wiring of the rooms above.
+        .target(
+            name: "VitrineRuntime",
+            dependencies: [
+                "VitrineCore", "VitrinePlatform", "VitrineImage", "VitrineDisplay", "VitrineInput", "VitrineLibrary",
+                "VitrineLinks", "CLinux",
+            ],
+            swiftSettings: strict
+        ),
+        // The command line: play, render, probe, ctl, renditions, bench, check-config.
         .target(
             name: "VitrineCLI",
-            dependencies: ["VitrineCore", "VitrineImage", "VitrineRuntime", "CLinux"],
+            dependencies: [
+                "VitrineCore", "VitrinePlatform", "VitrineImage", "VitrineDisplay", "VitrineLibrary", "VitrineLinks",
+                "VitrineRuntime", "CLinux",
+            ],
             swiftSettings: strict
         ),
         .executableTarget(name: "vitrine", dependencies: ["VitrineCLI"], swiftSettings: strict),
         .target(
             name: "VitrineTestSupport",
-            dependencies: ["VitrineCore", "CTurboJPEG", "CSPNG", "CWebP", "CLCMS"],
+            dependencies: ["VitrineCore", "VitrinePlatform", "CTurboJPEG", "CSPNG", "CWebP", "CLCMS"],
             path: "Tests/VitrineTestSupport",
             swiftSettings: strict
         ),
         .testTarget(
-            name: "VitrineCoreTests", dependencies: ["VitrineCore", "VitrineTestSupport"], swiftSettings: strict),
+            name: "VitrineCoreTests", dependencies: ["VitrineCore", "VitrinePlatform", "VitrineTestSupport"],
+            swiftSettings: strict),
         .testTarget(
             name: "VitrineImageTests",
-            dependencies: ["VitrineImage", "VitrineCore", "VitrineTestSupport"],
+            dependencies: ["VitrineImage", "VitrineCore", "VitrinePlatform", "VitrineTestSupport", "CHeif"],
             swiftSettings: strict
         ),
         .testTarget(
-            name: "VitrineRuntimeTests",
-            dependencies: ["VitrineRuntime", "VitrineCore", "VitrineTestSupport"],
+            name: "VitrinePlatformTests", dependencies: ["VitrinePlatform", "VitrineCore", "VitrineTestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "VitrineDisplayTests",
+            dependencies: [
+                "VitrineDisplay", "VitrineCore", "VitrinePlatform", "VitrineImage", "VitrineTestSupport", "CLinux",
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "VitrineLibraryTests",
+            dependencies: [
+                "VitrineLibrary", "VitrineCore", "VitrinePlatform", "VitrineImage", "VitrineTestSupport", "CLinux",
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "VitrineLinksTests",
+            dependencies: [
+                "VitrineLinks", "VitrineLibrary", "VitrineCore", "VitrinePlatform", "VitrineImage",
+                "VitrineTestSupport",
+            ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "VitrineCLITests",
-            dependencies: ["VitrineCLI", "VitrineCore", "VitrineImage", "VitrineRuntime", "VitrineTestSupport"],
+            dependencies: [
+                "VitrineCLI", "VitrineCore", "VitrinePlatform", "VitrineImage", "VitrineDisplay", "VitrineLibrary",
+                "VitrineLinks", "VitrineRuntime", "VitrineTestSupport",
+            ],
             swiftSettings: strict
         ),
     ],

@@ -522,7 +522,8 @@ function wire() {
   });
   el("category").addEventListener("change", async (event) => {
     const select = event.target;
-    if (await command("category " + select.value)) return;
+    // JSON-quoted: the name exactly as it is (a folder called "next", spaces at its ends, the library root's "").
+    if (await command("category " + JSON.stringify(select.value))) return;
     // Refused: show the category that is really playing again.
     const active = state.categories.findIndex((category) => category.active);
     select.selectedIndex = active;

@@ -6,12 +6,16 @@
  * collects what happened after each mosquitto_loop_* call; only VitrineRuntime's MQTTSession calls these.
  */
 #include <mosquitto.h>
+/* MQTT 5's property identifiers and reason codes (the maximum packet size asked for at CONNECT). */
+#include <mqtt_protocol.h>
 #include <stddef.h>
 
 /* What the callbacks report, in the order they came. */
 typedef void (*vitrine_mqtt_connect_fn)(void *context, int code);
 typedef void (*vitrine_mqtt_disconnect_fn)(void *context, int code);
-typedef void (*vitrine_mqtt_message_fn)(void *context, const char *topic, const void *payload, int length);
+/* `retained`: the broker kept this message and sent it because the client subscribed, not because it was just sent. */
+typedef void (*vitrine_mqtt_message_fn)(void *context, const char *topic, const void *payload, int length,
+                                        int retained);
 
 struct vitrine_mqtt_sink {
     void *context;
@@ -35,7 +39,7 @@ static void vitrine_mqtt_on_disconnect(struct mosquitto *mosq, void *object, int
 static void vitrine_mqtt_on_message(struct mosquitto *mosq, void *object, const struct mosquitto_message *message) {
     (void)mosq;
     struct vitrine_mqtt_sink *sink = object;
-    sink->message(sink->context, message->topic, message->payload, message->payloadlen);
+    sink->message(sink->context, message->topic, message->payload, message->payloadlen, message->retain ? 1 : 0);
 }
 
 /* A client whose callbacks go to `sink` (which must outlive it); NULL with errno set when it cannot be made. */

@@ -1,6 +1,7 @@
 import CLinux
 import VitrineCore
 import VitrineImage
+import VitrinePlatform
 import VitrineRuntime
 
 /// `vitrine bench`: decode-to-frame time per photo and the process's peak memory.

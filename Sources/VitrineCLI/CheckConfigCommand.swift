@@ -1,4 +1,7 @@
 import VitrineCore
+import VitrineLibrary
+import VitrineLinks
+import VitrinePlatform
 import VitrineRuntime
 
 /// `vitrine check-config [FILE...]`: validates config and device-table files with the player's own loaders and
@@ -157,6 +160,10 @@ struct CheckConfigCommand {
                     + (mqtt.credentialsFile.map { ", user and password from \($0)" } ?? ", no user name"))
             console.out("    state on \(topics.state), availability on \(topics.availability)\n")
             console.out("    commands on \(topics.commandTopics.joined(separator: ", ")), answers on \(topics.reply)\n")
+            let authorities = MQTTSettings.Commands.Topic.allCases.map {
+                "\($0.rawValue) \(mqtt.commands[$0].rawValue)"
+            }
+            console.out("    what they may ask: \(authorities.joined(separator: ", ")); retained ones are ignored\n")
             console.out(
                 "    Home Assistant discovery "
                     + (mqtt.discovery ? "under \(mqtt.discoveryPrefix)/ as \(topics.nodeID)" : "off") + "\n")
@@ -189,7 +196,7 @@ struct CheckConfigCommand {
         line("captionSize", ConfigObject.format(settings.caption.size))
         line("locale", settings.locale?.rawValue ?? "from LC_ALL/LC_TIME/LANG")
         if let metrics = settings.metricsFile {
-            let folder = FileBytes.directory(of: metrics)
+            let folder = PathText.directory(of: metrics)
             if !FileBytes.exists(folder) { warnings.append("metricsFile: the folder \(folder) does not exist") }
         }
         line("metricsFile", settings.metricsFile ?? "none")

@@ -1,5 +1,6 @@
 import VitrineCore
 import VitrineImage
+import VitrinePlatform
 import VitrineRuntime
 
 #if canImport(Glibc)

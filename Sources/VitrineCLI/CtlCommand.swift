@@ -1,5 +1,7 @@
 import CLinux
 import VitrineCore
+import VitrineLinks
+import VitrinePlatform
 import VitrineRuntime
 
 #if canImport(Glibc)

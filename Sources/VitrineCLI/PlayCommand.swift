@@ -1,4 +1,5 @@
 import VitrineCore
+import VitrinePlatform
 import VitrineRuntime
 
 /// `vitrine play`: the slideshow.

@@ -1,4 +1,6 @@
 import VitrineCore
+import VitrineDisplay
+import VitrineLinks
 import VitrineRuntime
 
 /// `vitrine probe --panel WxH`: which device profile a panel gets and what follows from it.

@@ -1,5 +1,6 @@
 import VitrineCore
 import VitrineImage
+import VitrinePlatform
 
 #if canImport(Glibc)
     import Glibc

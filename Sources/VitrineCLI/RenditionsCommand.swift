@@ -1,5 +1,6 @@
 import VitrineCore
 import VitrineImage
+import VitrinePlatform
 import VitrineRuntime
 
 #if canImport(Glibc)
@@ -126,7 +127,7 @@ struct RenditionsCommand {
                     continue
                 }
                 let changed = Self.changeTime(original) ?? .infinity
-                let folder = FileBytes.directory(of: original)
+                let folder = PathText.directory(of: original)
                 let name = original.split(separator: "/").last.map(String.init) ?? original
                 var job = Job(original: original, header: header, targets: [])
                 for target in RenditionPlan.targets(upright: header.displayedSize, profiles: profiles, fit: fit) {
@@ -146,7 +147,8 @@ struct RenditionsCommand {
         let settings = context.settings
         // Each decode is charged to one budget shared by the workers: half of what the system has available.
         let budget = MemoryBudget(limit: max(256 << 20, ProcessMemory.availableBytes() / 2))
-        let threads = (0..<min(jobs, max(1, work.count))).map { _ in
+        let planned = work
+        let threads = (0..<min(jobs, max(1, planned.count))).map { _ in
             JoinableThread {
                 let writer = RenditionWriter(budget: budget)
                 while true {
@@ -154,8 +156,8 @@ struct RenditionsCommand {
                         defer { state.next += 1 }
                         return state.next
                     }
-                    guard index < work.count else { return }
-                    let job = work[index]
+                    guard index < planned.count else { return }
+                    let job = planned[index]
                     for target in job.targets {
                         let started = MonotonicClock.seconds()
                         let line: String

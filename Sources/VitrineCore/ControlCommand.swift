@@ -37,7 +37,9 @@ public enum ControlCommand: Equatable, Sendable {
         switch word {
         case "interval": takes = "interval takes seconds from 0.05 to 86400, e.g. interval 12.5"
         case "screen": takes = "screen takes on or off"
-        case "category": takes = "category takes a name, next or prev"
+        case "category":
+            takes =
+                "category takes a name, next or prev; a name in JSON quotes is taken as it is, e.g. category \"next\""
         case "token": takes = "token takes rotate"
         case "next", "prev", "previous", "pause", "resume", "toggle", "status", "reload", "first":
             takes = "\(word) takes nothing after it"
@@ -66,11 +68,15 @@ public enum ControlCommand: Equatable, Sendable {
             guard let seconds = Double(rest), seconds.isFinite, intervalRange.contains(seconds) else { return nil }
             return .interval(seconds)
         case ("category", false):
+            // A name in JSON quotes is that name exactly: the library root's own photos (""), a folder called
+            // next, one with spaces at its ends, or quotes inside.
+            if rest.hasPrefix("\"") {
+                guard case .string(let name)? = (try? JSONParser.parse(rest))?.kind else { return nil }
+                return .category(.named(name))
+            }
             switch rest {
             case "next": return .category(.next)
             case "prev", "previous": return .category(.previous)
-            // The library root's own photos: a category with no name.
-            case "\"\"": return .category(.named(""))
             default: return .category(.named(rest))
             }
         default: return nil

@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
 /// How a capture date is written in a caption, by language. FoundationEssentials has no locale data, and a frame
 /// needs only day, month and year, so the common languages' month names and word order are kept here.
 public enum DateStyle: String, Sendable, CaseIterable {
@@ -121,13 +115,5 @@ public enum DateStyle: String, Sendable, CaseIterable {
         let language = tag.split(separator: "-").first.map(String.init) ?? tag
         if language == "no" || language == "nn" { return .norwegian }
         return DateStyle(rawValue: language) ?? .english
-    }
-
-    /// The date style of the process's locale (`LC_ALL`, then `LC_TIME`, then `LANG`, the order setlocale reads).
-    public static func processDefault() -> DateStyle {
-        for name in ["LC_ALL", "LC_TIME", "LANG"] {
-            if let value = getenv(name), value.pointee != 0 { return fromEnvironment(String(cString: value)) }
-        }
-        return .english
     }
 }

@@ -26,16 +26,6 @@ public struct DeviceTable: Sendable {
             name: "Unknown panel", maxComposePixels: 1920 * 1080, fit: .contain, baseMemoryMiB: 24, framesInBudget: 6,
             transition: .fade, transitionSeconds: 1))
 
-    public static func load(path: String) throws(ConfigError) -> DeviceTable {
-        let text: String
-        do {
-            text = try FileBytes.readText(path)
-        } catch {
-            throw ConfigError(file: path, line: nil, path: "", message: "cannot read: \(error.reason)")
-        }
-        return try parse(text, file: path)
-    }
-
     public static func parse(_ text: String, file: String) throws(ConfigError) -> DeviceTable {
         let root: JSONValue
         do {

@@ -62,16 +62,24 @@ public enum HomeAssistantDiscovery {
                 ("value_template", JSONText.quote("{{ 'paused' if 'user' in value_json.paused else 'playing' }}")),
                 ("state_on", "\"paused\""), ("state_off", "\"playing\""), ("icon", "\"mdi:pause\""),
             ])
-        // The library root (an empty name) cannot be asked for by name: it is no option.
-        let named = categories.filter { !$0.isEmpty }
-        if !named.isEmpty {
-            let options = named.map { JSONText.quote($0) }.joined(separator: ",")
+        // Every category is an option, the library root's own photos as "/" (no folder can be called that); the
+        // command quotes the name as JSON, so names with spaces at their ends, quotes or the words next and prev
+        // are asked for as they are.
+        if !categories.isEmpty {
+            let options = categories.map { JSONText.quote($0.isEmpty ? "/" : $0) }.joined(separator: ",")
             add(
                 "select", "category", "Category",
                 [
                     command, state, ("options", "[\(options)]"),
-                    ("command_template", JSONText.quote("category {{ value }}")),
-                    ("value_template", JSONText.quote("{{ value_json.category }}")), ("icon", "\"mdi:folder-image\""),
+                    (
+                        "command_template",
+                        JSONText.quote("category {{ '\"\"' if value == '/' else value | tojson }}")
+                    ),
+                    (
+                        "value_template",
+                        JSONText.quote("{{ '/' if value_json.category == '' else value_json.category }}")
+                    ),
+                    ("icon", "\"mdi:folder-image\""),
                 ])
         } else {
             messages.append(Message(topic: topics.discoveryTopic(component: "select", object: "category"), payload: ""))

@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
 /// A moment as the frame's wall shows it: the epoch second and its local calendar fields, as `localtime_r` gives
 /// them (the runtime's side), so the clock follows the time zone and its daylight-saving changes without knowing
 /// their rules.
@@ -37,20 +31,5 @@ public struct LocalTime: Sendable, Equatable {
             return String(repeating: "0", count: max(0, width - digits.count)) + digits
         }
         return "\(pad(year, 4)):\(pad(month, 2)):\(pad(day, 2)) \(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2))"
-    }
-}
-
-extension LocalTime {
-    /// The wall clock in the system's zone. `tzset` first: glibc's `localtime_r` reads the zone only once, and
-    /// `tzset` reads `/etc/localtime` again when it changed (`timedatectl set-timezone`; the player watches the
-    /// link and asks again at once). With `TZ` set, glibc reads again only when the variable's text changes.
-    public static func now() -> LocalTime {
-        tzset()
-        var clock = time(nil)
-        var local = tm()
-        localtime_r(&clock, &local)
-        return LocalTime(
-            epoch: clock, year: Int(local.tm_year) + 1900, month: Int(local.tm_mon) + 1, day: Int(local.tm_mday),
-            hour: Int(local.tm_hour), minute: Int(local.tm_min), second: Int(local.tm_sec))
     }
 }

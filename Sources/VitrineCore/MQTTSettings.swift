@@ -30,6 +30,42 @@ public struct MQTTSettings: Sendable, Equatable {
     public var keepAlive = 30
     public var discovery = true
     public var discoveryPrefix = "homeassistant"
+    /// What each kind of command topic may ask: the player's own topic, its groups' and the fleet's (`all`). Anyone
+    /// who may publish on a fleet topic reaches every frame, so by default those only steer.
+    public var commands = Commands()
+
+    public struct Commands: Sendable, Equatable {
+        /// The kinds of command topic, named as their keys in `mqtt.commands`.
+        public enum Topic: String, Sendable, CaseIterable {
+            case own, groups, fleet
+
+            /// The config key that says what this kind of topic may ask, for refusals.
+            public var settingName: String { "mqtt.commands.\(rawValue)" }
+        }
+
+        public var own = CommandAuthority.admin
+        public var groups = CommandAuthority.steer
+        public var fleet = CommandAuthority.steer
+        public init() {}
+        public static let keyNames = Topic.allCases.map(\.rawValue)
+
+        public subscript(topic: Topic) -> CommandAuthority {
+            get {
+                switch topic {
+                case .own: return own
+                case .groups: return groups
+                case .fleet: return fleet
+                }
+            }
+            set {
+                switch topic {
+                case .own: own = newValue
+                case .groups: groups = newValue
+                case .fleet: fleet = newValue
+                }
+            }
+        }
+    }
 
     public init(host: String, port: Int? = nil, tls: TLS? = nil) {
         self.host = host
@@ -39,6 +75,7 @@ public struct MQTTSettings: Sendable, Equatable {
 
     public static let keyNames = [
         "host", "port", "id", "prefix", "groups", "credentialsFile", "tls", "image", "keepAlive", "homeAssistant",
+        "commands",
     ]
     public static let tlsKeyNames = ["caFile", "certFile", "keyFile"]
     public static let homeAssistantKeyNames = ["discovery", "prefix"]
@@ -110,6 +147,14 @@ public struct MQTTSettings: Sendable, Equatable {
             guard !credentials.isEmpty else { throw object.failure("credentialsFile", "must not be empty") }
             settings.credentialsFile = credentials
         }
+        if let commands = try object.object("commands") {
+            try commands.rejectUnknownKeys(allowed: Commands.keyNames)
+            for topic in Commands.Topic.allCases {
+                if let authority = try commands.choice(topic.rawValue, as: CommandAuthority.self) {
+                    settings.commands[topic] = authority
+                }
+            }
+        }
         settings.image = try object.bool("image") ?? false
         settings.keepAlive = try object.integer("keepAlive", in: 5...3600) ?? settings.keepAlive
         if let homeAssistant = try object.object("homeAssistant") {
@@ -120,16 +165,25 @@ public struct MQTTSettings: Sendable, Equatable {
                 settings.discoveryPrefix = prefix
             }
         }
+        // Home Assistant's ids take letters, digits, _ and - only, and the others become _: "hall.frame" and
+        // "hall_frame" would be one device there, each frame's entities overwriting the other's.
+        if settings.discovery, let id = settings.id, MQTTTopics.idSafe(id) != id {
+            throw object.failure(
+                "id",
+                "\"\(id)\" would be \"vitrine_\(MQTTTopics.idSafe(id))\" in Home Assistant, as would any id that "
+                    + "differs only in characters other than letters, digits, _ and -; use only those (or turn "
+                    + "homeAssistant.discovery off)")
+        }
         return settings
     }
 
     /// Relative file paths taken from the config file's folder.
     func resolved(relativeTo base: String) -> MQTTSettings {
         var settings = self
-        settings.credentialsFile = credentialsFile.map { FileBytes.resolve($0, relativeTo: base) }
-        settings.tls?.caFile = tls?.caFile.map { FileBytes.resolve($0, relativeTo: base) }
-        settings.tls?.certFile = tls?.certFile.map { FileBytes.resolve($0, relativeTo: base) }
-        settings.tls?.keyFile = tls?.keyFile.map { FileBytes.resolve($0, relativeTo: base) }
+        settings.credentialsFile = credentialsFile.map { PathText.resolve($0, relativeTo: base) }
+        settings.tls?.caFile = tls?.caFile.map { PathText.resolve($0, relativeTo: base) }
+        settings.tls?.certFile = tls?.certFile.map { PathText.resolve($0, relativeTo: base) }
+        settings.tls?.keyFile = tls?.keyFile.map { PathText.resolve($0, relativeTo: base) }
         return settings
     }
 }

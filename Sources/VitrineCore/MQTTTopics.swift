@@ -27,6 +27,14 @@ public struct MQTTTopics: Sendable, Equatable {
     public func groupCommand(_ group: String) -> String { "\(prefix)/group/\(group)/cmd" }
     /// The topics whose messages are commands for this player.
     public var commandTopics: [String] { [command, fleetCommand] + groups.map(groupCommand) }
+
+    /// Which kind of this player's command topics `topic` is (its `mqtt.commands` key), or nil for none of them.
+    public func commandKind(of topic: String) -> MQTTSettings.Commands.Topic? {
+        if topic == command { return .own }
+        if topic == fleetCommand { return .fleet }
+        if groups.contains(where: { groupCommand($0) == topic }) { return .groups }
+        return nil
+    }
     /// Home Assistant says `online` here when it starts, and wants the discovery messages again.
     public var homeAssistantStatus: String { "\(discoveryPrefix)/status" }
 

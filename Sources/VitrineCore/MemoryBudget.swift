@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The byte budget every decoded frame and decode buffer is charged to before it is allocated, so a small board
 /// refuses a photo with a clear message instead of being killed by the kernel's OOM killer.
 public final class MemoryBudget: Sendable {
@@ -23,7 +25,7 @@ public final class MemoryBudget: Sendable {
     }
 
     public let limit: Int
-    private let state = Locked<(used: Int, peak: Int)>((0, 0))
+    private let state = Mutex<(used: Int, peak: Int)>((0, 0))
 
     public init(limit: Int) {
         self.limit = limit

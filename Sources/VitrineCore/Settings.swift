@@ -85,30 +85,24 @@ public struct Settings: Sendable, Equatable {
     public static let displayKeyNames = ["backend", "device", "connector", "mode", "headlessSize", "vtSwitching"]
     public static let scheduleKeyNames = ["off", "on"]
 
-    /// Loads a config file and resolves its relative paths against the file's folder.
-    public static func load(path: String) throws(ConfigError) -> Settings {
-        let text: String
-        do {
-            text = try FileBytes.readText(path)
-        } catch {
-            throw ConfigError(file: path, line: nil, path: "", message: "cannot read: \(error.reason)")
-        }
-        var settings = try parse(text, file: path)
-        let base = FileBytes.directory(of: path)
-        settings.library = FileBytes.resolve(settings.library, relativeTo: base)
-        settings.deviceTable = FileBytes.resolve(settings.deviceTable, relativeTo: base)
-        settings.controlSocket = settings.controlSocket.map { FileBytes.resolve($0, relativeTo: base) }
-        settings.fontPath = settings.fontPath.map { FileBytes.resolve($0, relativeTo: base) }
-        settings.metricsFile = settings.metricsFile.map { FileBytes.resolve($0, relativeTo: base) }
-        settings.positionFile = settings.positionFile.map { $0.isEmpty ? $0 : FileBytes.resolve($0, relativeTo: base) }
+    /// These settings with their relative paths taken against `base`, the config file's folder.
+    public func resolvingPaths(relativeTo base: String) -> Settings {
+        var settings = self
+        settings.library = PathText.resolve(settings.library, relativeTo: base)
+        settings.deviceTable = PathText.resolve(settings.deviceTable, relativeTo: base)
+        settings.controlSocket = settings.controlSocket.map { PathText.resolve($0, relativeTo: base) }
+        settings.fontPath = settings.fontPath.map { PathText.resolve($0, relativeTo: base) }
+        settings.metricsFile = settings.metricsFile.map { PathText.resolve($0, relativeTo: base) }
+        settings.positionFile = settings.positionFile.map { $0.isEmpty ? $0 : PathText.resolve($0, relativeTo: base) }
         settings.headerCacheFolder = settings.headerCacheFolder.map {
-            $0.isEmpty ? $0 : FileBytes.resolve($0, relativeTo: base)
+            $0.isEmpty ? $0 : PathText.resolve($0, relativeTo: base)
         }
         settings.renditionCacheFolder = settings.renditionCacheFolder.map {
-            $0.isEmpty ? $0 : FileBytes.resolve($0, relativeTo: base)
+            $0.isEmpty ? $0 : PathText.resolve($0, relativeTo: base)
         }
         settings.mqtt = settings.mqtt?.resolved(relativeTo: base)
         settings.web = settings.web?.resolved(relativeTo: base)
+
         return settings
     }
 

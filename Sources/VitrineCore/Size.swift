@@ -22,7 +22,8 @@ public struct Size: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { "\(width)x\(height)" }
-    public var pixelCount: Int { width * height }
+    /// `Int.max` for a size whose product does not fit (only a crafted file declares one).
+    public var pixelCount: Int { width.saturatingTimes(height) }
     public var transposed: Size { Size(width: height, height: width) }
 
     /// Bytes of an XRGB8888 buffer of this size, or nil when the product overflows.

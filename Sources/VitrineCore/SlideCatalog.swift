@@ -206,7 +206,7 @@ public struct SlideCatalog: Sendable {
     }
 
     /// Room for `count` more entries and `bytes` more name bytes, so a packed listing is not grown by doubling.
-    mutating func reserveCapacity(entries count: Int, textBytes bytes: Int) {
+    package mutating func reserveCapacity(entries count: Int, textBytes bytes: Int) {
         entries.reserveCapacity(entries.count + count)
         byName.reserveCapacity(byName.count + count)
         text.reserveCapacity(text.count + bytes)
@@ -214,7 +214,8 @@ public struct SlideCatalog: Sendable {
 
     /// Adds a photo whose name comes after every name here (a sorted listing is being packed): its original's
     /// tail (nil when only renditions are there) and its renditions' sizes (named `NAME@WxH.jpg` beside it).
-    mutating func appendInNameOrder(name: ArraySlice<UInt8>, tail: ArraySlice<UInt8>?, renditions: [Size] = []) {
+    package mutating func appendInNameOrder(name: ArraySlice<UInt8>, tail: ArraySlice<UInt8>?, renditions: [Size] = [])
+    {
         guard name.count <= Int(UInt16.max), (tail?.count ?? 0) <= Int(UInt8.max),
             text.count + name.count + (tail?.count ?? 0) < Int(UInt32.max),
             renditions.allSatisfy({ $0.width <= 0xFFFF && $0.height <= 0xFFFF })
@@ -240,7 +241,7 @@ public struct SlideCatalog: Sendable {
     }
 
     /// Adds a slide whose name comes after every name here.
-    mutating func appendInNameOrder(_ slide: Slide) {
+    package mutating func appendInNameOrder(_ slide: Slide) {
         byName.append(store(slide))
     }
 

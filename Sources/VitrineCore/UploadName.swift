@@ -27,7 +27,11 @@ public enum UploadName {
     public static let maximumBytes = 200
 
     public static func safe(_ offered: String, taken: (String) -> Bool) -> Result<String, Refusal> {
-        let trimmed = offered.trimmingWhitespace()
+        // One spelling per name: a Mac or an iPhone sends "été" decomposed (NFD), Android and Windows composed
+        // (NFC), and the file system keeps the bytes, so both would be saved as two files that look the same.
+        // The standard library's own NFC (there is no other without Foundation).
+        let composed = String(decoding: offered._nfcCodeUnits, as: UTF8.self)
+        let trimmed = composed.trimmingWhitespace()
         guard !trimmed.isEmpty else { return .failure(.empty) }
         guard !trimmed.contains(where: { $0 == "/" || $0 == "\\" }), !trimmed.unicodeScalars.contains("\0") else {
             return .failure(.leavesTheFolder(offered))

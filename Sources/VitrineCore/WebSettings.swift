@@ -16,11 +16,14 @@ public struct WebSettings: Sendable, Equatable {
     /// The address put in the pairing QR code (e.g. `http://frame.lan:8080`); nil: the frame's first network
     /// address and the port.
     public var publicURL: String?
+    /// What a paired phone may ask through `/api/command` and `/api/token`.
+    public var commands = CommandAuthority.admin
 
     public init() {}
 
     public static let keyNames = [
         "address", "port", "certFile", "keyFile", "uploadLimitMiB", "freeSpaceFloorMiB", "pages", "publicURL",
+        "commands",
     ]
 
     static func parse(_ object: ConfigObject) throws(ConfigError) -> WebSettings {
@@ -49,6 +52,7 @@ public struct WebSettings: Sendable, Equatable {
         settings.uploadLimitMiB = try object.integer("uploadLimitMiB", in: 1...4096) ?? settings.uploadLimitMiB
         settings.freeSpaceFloorMiB = try object.integer("freeSpaceFloorMiB", in: 0...1_048_576) ?? 256
         settings.pages = try object.string("pages")
+        settings.commands = try object.choice("commands", as: CommandAuthority.self) ?? settings.commands
         if let url = try object.string("publicURL") {
             guard url.hasPrefix("http://") || url.hasPrefix("https://"), !url.contains(" ") else {
                 throw object.failure("publicURL", "\"\(url)\" is not an http:// or https:// address")
@@ -61,9 +65,9 @@ public struct WebSettings: Sendable, Equatable {
     /// Relative file paths taken from the config file's folder.
     func resolved(relativeTo base: String) -> WebSettings {
         var settings = self
-        settings.certFile = certFile.map { FileBytes.resolve($0, relativeTo: base) }
-        settings.keyFile = keyFile.map { FileBytes.resolve($0, relativeTo: base) }
-        settings.pages = pages.map { FileBytes.resolve($0, relativeTo: base) }
+        settings.certFile = certFile.map { PathText.resolve($0, relativeTo: base) }
+        settings.keyFile = keyFile.map { PathText.resolve($0, relativeTo: base) }
+        settings.pages = pages.map { PathText.resolve($0, relativeTo: base) }
         return settings
     }
 }

@@ -1,4 +1,5 @@
 import VitrineCore
+import VitrinePlatform
 
 /// The overlay's corner as it is drawn: the clock's line at the configured size, the date and the MQTT texts
 /// smaller under it. Each distinct line is rendered once and kept while it is shown, so a minute's redraw renders

@@ -1,4 +1,5 @@
 import VitrineCore
+import VitrinePlatform
 
 /// Turns a photo file (JPEG, PNG, WebP, HEIF or AVIF, told by its content) into a panel frame: header, a decode reduced
 /// toward the panel where the format allows, orientation, resampling and placement, with every buffer charged to

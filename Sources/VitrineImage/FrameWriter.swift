@@ -1,5 +1,6 @@
 import CZlib
 import VitrineCore
+import VitrinePlatform
 
 /// Writes frames as image files for `vitrine render` and snapshot tests: binary PPM (P6) or PNG (RGB, 8-bit).
 public enum FrameWriter {

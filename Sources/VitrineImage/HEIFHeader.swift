@@ -17,11 +17,12 @@ public struct HEIFHeader: Equatable, Sendable {
     /// picture) as YUV, then converts it to interleaved 8-bit RGB(A); more than 8 bits a sample also passes
     /// through 16-bit planes. The codec's own state comes on top.
     public var decoderWorkspaceBytes: Int {
-        let pixels = size.width * size.height
+        let pixels = size.pixelCount
         let sampleBytes = bitDepth > 8 ? 2 : 1
-        var bytes = pixels * 3 * sampleBytes / 2 + pixels * (hasAlpha ? 4 : 3)
-        if hasAlpha { bytes += pixels * sampleBytes }
-        if bitDepth > 8 { bytes += pixels * (hasAlpha ? 8 : 6) }
-        return bytes + 16 << 20
+        var bytes = Int.saturatingSum(
+            Int.saturatingProduct(pixels, 3, sampleBytes) / 2, pixels.saturatingTimes(hasAlpha ? 4 : 3))
+        if hasAlpha { bytes = bytes.saturatingPlus(pixels.saturatingTimes(sampleBytes)) }
+        if bitDepth > 8 { bytes = bytes.saturatingPlus(pixels.saturatingTimes(hasAlpha ? 8 : 6)) }
+        return bytes.saturatingPlus(16 << 20)
     }
 }

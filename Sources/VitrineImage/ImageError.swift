@@ -1,4 +1,5 @@
 import VitrineCore
+import VitrinePlatform
 
 /// A photo that cannot be shown, naming the file and why, on one line.
 public struct ImageError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -27,6 +28,9 @@ public struct ImageError: Error, Equatable, Sendable, CustomStringConvertible {
         case encodeFailed(String)
         /// The decode was called off midway (the slide is no longer wanted, or the player is stopping).
         case cancelled
+        /// The player stopped while decoding this file at several starts: it is skipped (the text says how to try
+        /// it again).
+        case setAside(String)
     }
 
     public var file: String
@@ -51,6 +55,11 @@ public struct ImageError: Error, Equatable, Sendable, CustomStringConvertible {
         case .unsupportedVariant(let format, let what): return "unsupported \(format.rawValue): \(what)"
         case .tooManyPixels(let size, let limit):
             let megapixels = Double(Int(Double(size.pixelCount) / 100_000)) / 10
+            if limit * 1_000_000 >= Double(ImageHeader.largestPixelCount) {
+                return
+                    "\(size) is \(megapixels) megapixels, above the \(ConfigObject.format(limit)) megapixels no photo "
+                    + "may have; refused before decoding"
+            }
             return "\(size) is \(megapixels) megapixels, above the limit of \(ConfigObject.format(limit)) "
                 + "(maxMegapixels); refused before decoding"
         case .overBudget(let exceeded):
@@ -61,6 +70,7 @@ public struct ImageError: Error, Equatable, Sendable, CustomStringConvertible {
         case .cannotWrite(let error): return "cannot \(error.operation): \(error.reason)"
         case .encodeFailed(let message): return "cannot encode: \(message)"
         case .cancelled: return "decoding was called off"
+        case .setAside(let why): return "set aside: \(why)"
         }
     }
 

@@ -93,6 +93,10 @@ public struct ImageHeader: Equatable, Sendable {
         decoderWorkspaceBytes = heif.decoderWorkspaceBytes
     }
 
+    /// No photo larger than this is read, whatever `maxMegapixels` says (it goes up to 1000): a bound on every
+    /// size computed from the header, which a crafted file can set to 2^31 on a side.
+    public static let largestPixelCount = 1_000_000_000
+
     /// Reads the header of a file of `fileBytes` bytes through `read(offset, count)`, which returns at most `count`
     /// bytes (fewer at the end of the file); the format is told by the first bytes. HEIF and AVIF boxes are read
     /// by libheif, through `heif` (given the format); without it they are refused.
@@ -102,15 +106,40 @@ public struct ImageHeader: Equatable, Sendable {
     ) throws(ImageError) -> ImageHeader {
         let start = try read(0, ImageFormat.signatureLength)
         if start.isEmpty { throw ImageError(file: file, reason: .empty) }
+        // The size a file declares is bounded before anything is computed from it.
+        func bounded(_ size: Size) throws(ImageError) -> Size {
+            // libheif reports what the boxes say; a side of 0 would make every scale factor infinite.
+            guard size.width > 0, size.height > 0 else {
+                let format = ImageFormat.detect(start) ?? .heif
+                throw ImageError(file: file, reason: .damaged(format, "image size \(size)"))
+            }
+            guard size.pixelCount <= largestPixelCount else {
+                throw ImageError(
+                    file: file,
+                    reason: .tooManyPixels(size, limitMegapixels: Double(largestPixelCount / 1_000_000)))
+            }
+            return size
+        }
         switch ImageFormat.detect(start) {
-        case .jpeg: return ImageHeader(try JPEGHeader.parse(file: file, read: read))
-        case .png: return ImageHeader(try PNGHeader.parse(file: file, read: read))
-        case .webp: return ImageHeader(try WebPHeader.parse(file: file, fileBytes: fileBytes, read: read))
+        case .jpeg:
+            let header = try JPEGHeader.parse(file: file, read: read)
+            _ = try bounded(header.size)
+            return ImageHeader(header)
+        case .png:
+            let header = try PNGHeader.parse(file: file, read: read)
+            _ = try bounded(header.size)
+            return ImageHeader(header)
+        case .webp:
+            let header = try WebPHeader.parse(file: file, fileBytes: fileBytes, read: read)
+            _ = try bounded(header.size)
+            return ImageHeader(header)
         case .heif, .avif:
             guard let heif, let format = ImageFormat.detect(start) else {
                 throw ImageError(file: file, reason: .unsupportedVariant(.heif, "no HEIF reader here"))
             }
-            return ImageHeader(try heif(format))
+            let header = try heif(format)
+            _ = try bounded(header.size)
+            return ImageHeader(header)
         case nil: throw ImageError(file: file, reason: .unknownFormat(ImageFormat.describeUnknown(start)))
         }
     }

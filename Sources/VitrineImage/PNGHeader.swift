@@ -31,16 +31,17 @@ public struct PNGHeader: Equatable, Sendable {
     /// Bytes per row of the stored image, before any conversion.
     public var storedRowBytes: Int {
         let channels = [0: 1, 2: 3, 3: 1, 4: 2, 6: 4][colorType] ?? 4
-        return (size.width * channels * bitDepth + 7) / 8
+        return Int.saturatingProduct(size.width, channels, bitDepth).saturatingPlus(7) / 8
     }
 
     /// Bytes libspng and the row conversion keep while decoding: two stored rows (the row and the one above, for
     /// the filters), a converted RGBA row, zlib's window and state, and the ancillary-chunk cache limit; an
     /// interlaced image is decoded whole (RGBA, 4 bytes a pixel) since its rows arrive in seven passes.
     public var decoderWorkspaceBytes: Int {
-        let rows = 3 * (storedRowBytes + 1) + size.width * 8
-        let whole = interlaced ? size.width * size.height * 4 : 0
-        return rows + whole + Self.chunkCacheBytes + 64 << 10
+        let rows = Int.saturatingSum(
+            Int.saturatingProduct(3, storedRowBytes.saturatingPlus(1)), size.width.saturatingTimes(8))
+        let whole = interlaced ? size.pixelCount.saturatingTimes(4) : 0
+        return Int.saturatingSum(rows, whole, Self.chunkCacheBytes, 64 << 10)
     }
 
     public static func parse(file: String, read: (Int, Int) throws(ImageError) -> [UInt8]) throws(ImageError)

@@ -1,5 +1,6 @@
 import CJPEG
 import VitrineCore
+import VitrinePlatform
 
 #if canImport(Glibc)
     import Glibc
@@ -25,7 +26,7 @@ public final class RenditionWriter {
 
     /// The temporary name a rendition is written under before it takes its real name.
     public static func temporaryPath(for destination: String) -> String {
-        let folder = FileBytes.directory(of: destination)
+        let folder = PathText.directory(of: destination)
         let name = destination.split(separator: "/").last.map(String.init) ?? destination
         return (folder == "/" ? "" : folder) + "/.\(name).tmp"
     }

@@ -1,4 +1,5 @@
 import VitrineCore
+import VitrinePlatform
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,6 @@
 import CFreeType
 import VitrineCore
+import VitrinePlatform
 
 #if canImport(Glibc)
     import Glibc

@@ -22,14 +22,14 @@ public struct WebPHeader: Equatable, Sendable {
     /// lossless image its whole ARGB picture; for a lossy one a few macroblock rows of YUV and the alpha plane;
     /// for an animation the canvas it composes the first frame on and the one it keeps of the frame before.
     public var decoderWorkspaceBytes: Int {
-        let pixels = size.width * size.height
-        var bytes = fileBytes + 256 << 10
+        let pixels = size.pixelCount
+        var bytes = fileBytes.saturatingPlus(256 << 10)
         if lossless {
-            bytes += pixels * 4 + size.width * 4 * 16
+            bytes = Int.saturatingSum(bytes, pixels.saturatingTimes(4), size.width.saturatingTimes(4 * 16))
         } else {
-            bytes += size.width * 16 * 12 + (hasAlpha ? pixels : 0)
+            bytes = Int.saturatingSum(bytes, size.width.saturatingTimes(16 * 12), hasAlpha ? pixels : 0)
         }
-        if animated { bytes += pixels * 8 }
+        if animated { bytes = bytes.saturatingPlus(pixels.saturatingTimes(8)) }
         return bytes
     }
 

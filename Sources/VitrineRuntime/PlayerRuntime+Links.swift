@@ -1,6 +1,10 @@
 import CLinux
 import VitrineCore
+import VitrineDisplay
 import VitrineImage
+import VitrineInput
+import VitrineLinks
+import VitrinePlatform
 
 #if canImport(Glibc)
     import Glibc
@@ -35,7 +39,9 @@ extension PlayerRuntime {
             log(.error, "\(error); the show goes on without MQTT")
             return
         }
-        link.answer = { [unowned self] line in self.answer(line) }
+        link.answer = { [unowned self] line, authority, setting in
+            self.answer(line, authority: authority, setting: setting)
+        }
         link.overlayMessage = { [unowned self] topic, payload in
             self.live?.received(topic: topic, payload: payload, now: MonotonicClock.seconds())
         }
@@ -123,23 +129,22 @@ extension PlayerRuntime {
             remote = try WebRemote(
                 settings: webSettings, library: library, budget: budget,
                 renditionCache: StateDirectory.renditionCacheFolder(settings: settings),
-                stateFolder: StateDirectory.path, log: log)
+                stateFolder: StateDirectory.path, maxMegapixels: settings.maxMegapixels, log: log)
         } catch {
             log(.error, "\(error); the show goes on without the web remote")
             return
         }
         remote.owner = WebRemote.Owner(
             status: { [unowned self] in self.statusLine(now: MonotonicClock.seconds()) },
-            answer: { [unowned self] line in self.answer(line) },
+            answer: { [unowned self] line in
+                self.answer(line, authority: self.web?.settings.commands ?? .none, setting: "web.commands")
+            },
             metrics: { [unowned self] in MetricsWriter.render(self.currentFigures()) },
             activeCategory: { [unowned self] in self.player.active },
             slidePicture: { [unowned self] in (self.slidePicture, self.slidePictureComing) })
         remote.renditions = follower.renditionMaker
-        remote.libraryChanged = { [unowned self] in
-            var changes = LibraryWatcher.Changes()
-            changes.categoriesChanged = true
-            changes.activeChanged = true
-            self.follower.libraryChanged(changes, now: MonotonicClock.seconds())
+        remote.libraryChanged = { [unowned self] placed in
+            self.follower.placed(placed, now: MonotonicClock.seconds())
         }
         do {
             try remote.start(in: loop, token: { Token($0).rawValue })

@@ -1,6 +1,9 @@
 import CLinux
 import VitrineCore
+import VitrineDisplay
 import VitrineImage
+import VitrineLinks
+import VitrinePlatform
 
 #if canImport(Glibc)
     import Glibc
@@ -54,8 +57,21 @@ extension PlayerRuntime {
     }
 
     /// One answer line for one control line.
-    func answer(_ line: String) -> String {
+    /// Answers a command line from the control socket, which may ask anything (its file's permissions decide who
+    /// reaches it).
+    func answer(_ line: String) -> String { answer(line, authority: .admin, setting: "") }
+
+    /// Answers a command line from a transport that may ask what `authority` allows; `setting` names the config
+    /// key that says so, for the refusal.
+    func answer(_ line: String, authority: CommandAuthority, setting: String) -> String {
         guard let command = ControlCommand.parse(line) else { return "error: \(ControlCommand.refusal(line))" }
+        guard authority.permits(command) else {
+            return "error: \(command.word) is not allowed here (\(setting) is \"\(authority.rawValue)\")"
+        }
+        if case .category(.named(let name)) = command, !player.categories.contains(name) {
+            let have = player.categories.map { $0.isEmpty ? "\"\" (the library root)" : JSONText.quote($0) }
+            return "error: no category named \(JSONText.quote(name)) (have: \(have.joined(separator: ", ")))"
+        }
         let now = MonotonicClock.seconds()
         if command == .status { return statusLine(now: now) }
         if command == .reload { return reload(now: now).map { "error: \($0)" } ?? "ok" }

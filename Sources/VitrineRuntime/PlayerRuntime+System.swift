@@ -1,6 +1,10 @@
 import CLinux
 import VitrineCore
+import VitrineDisplay
 import VitrineImage
+import VitrineInput
+import VitrineLinks
+import VitrinePlatform
 
 #if canImport(Glibc)
     import Glibc
@@ -185,10 +189,13 @@ extension PlayerRuntime {
             settings.overlay != configuration.settings.overlay || settings.locale != configuration.settings.locale
         configuration.settings = settings
         if overlayChanged { followOverlaySettings(settings, now: now) }
-        if webChanged {
-            web?.close()
-            web = nil
-            startWeb(settings)
+        if let web, let new = settings.web, web.canTake(new) {
+            if webChanged { log("web remote: reloaded settings taken") }
+            web.take(new, maxMegapixels: settings.maxMegapixels)
+        } else if webChanged {
+            // Not from here: a reload asked through the remote runs inside the server's own request callback,
+            // and libmicrohttpd must not be stopped from there. The loop does it once this turn is over.
+            webRestartDue = true
         }
         if gpioChanged { reopenPresenceAndButtons(settings, now: now) }
         if mqttChanged || overlayTopicsChanged {

@@ -1,3 +1,7 @@
+import VitrineDisplay
+import VitrineLibrary
+import VitrineLinks
+
 /// What woke the loop: one token per descriptor it watches, and the sources of the parts that own several.
 extension PlayerRuntime {
     enum Token: UInt64 {
@@ -7,6 +11,7 @@ extension PlayerRuntime {
         case cecAdapter, cecTimer
         case webServer, webWorker, webTimer
         case overlayMinute, overlayStale, overlayZone
+        case controlIdle, controlMore, librarySettle, libraryCategories
 
         init(_ source: LiveOverlay.Source) {
             switch source {
@@ -51,6 +56,8 @@ extension PlayerRuntime {
             case .libraryCheck: self = .libraryCheck
             case .indexes: self = .indexes
             case .renditions: self = .renditions
+            case .settle: self = .librarySettle
+            case .categories: self = .libraryCategories
             }
         }
 

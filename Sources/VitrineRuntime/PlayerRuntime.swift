@@ -1,6 +1,11 @@
 import CLinux
 import VitrineCore
+import VitrineDisplay
 import VitrineImage
+import VitrineInput
+import VitrineLibrary
+import VitrineLinks
+import VitrinePlatform
 
 #if canImport(Glibc)
     import Glibc
@@ -19,7 +24,7 @@ public final class PlayerRuntime: LibraryFollowerOwner {
     static let progressiveReserve = 96 << 20
 
     var configuration: PlayConfiguration
-    let log: EventLog
+    package let log: EventLog
     /// The service manager (systemd), when one started the player and listens.
     private let notifier: ServiceNotifier?
     private var toldReady = false
@@ -29,7 +34,7 @@ public final class PlayerRuntime: LibraryFollowerOwner {
     var figures = MetricsWriter.Figures()
     /// Saves the slide on screen for a restart, when a position file is set.
     let position: PositionKeeper?
-    let library: Library
+    package let library: Library
     let profile: DeviceProfile
     public let budget: MemoryBudget
     var renderOptions: RenderOptions
@@ -80,6 +85,8 @@ public final class PlayerRuntime: LibraryFollowerOwner {
     var profileNow: DeviceProfile
     let screenDescription: String
     let control: ControlServer?
+    /// The web remote is to be made anew with the settings (a reload moved it), once the loop's turn is over.
+    var webRestartDue = false
     let scheduleTimer: WallClockTimer
     private var armedGeneration: Int?
     private var armedDeadline: Double?
@@ -194,7 +201,13 @@ public final class PlayerRuntime: LibraryFollowerOwner {
                 }
             }
             display = try DisplayController(executor: executor, log: log)
-            control = try ControlServer(path: configuration.controlPath ?? ControlServer.defaultPath())
+            // Like the other links, a control socket that cannot be made is one log line: the show matters more.
+            do {
+                control = try ControlServer(path: configuration.controlPath ?? ControlServer.defaultPath())
+            } catch {
+                control = nil
+                log(.warning, "no control socket (vitrine ctl will not reach this player): \(error)")
+            }
             scheduleTimer = try WallClockTimer()
             inputHoldTimer = try MonotonicTimer()
             overlay = try TextOverlay(renderer: renderer)
@@ -212,9 +225,11 @@ public final class PlayerRuntime: LibraryFollowerOwner {
         } catch {
             throw PlayError("\(error)")
         }
+        let crashGuard = CrashGuard(folder: StateDirectory.path)
+        for note in crashGuard.notes { log(.warning, note) }
         worker = DecodeWorker(
             budget: budget, options: renderOptions, wakeup: decodeWakeup,
-            fontPath: settings.fontPath ?? TextRenderer.defaultFont)
+            fontPath: settings.fontPath ?? TextRenderer.defaultFont, crashGuard: crashGuard)
         screenDescription = opened.description
         profileNow = profile
         metricsWriter = settings.metricsFile.map { MetricsWriter(path: $0) }
@@ -298,7 +313,12 @@ public final class PlayerRuntime: LibraryFollowerOwner {
                 try loop.add(descriptor, token: Token(source).rawValue)
             }
             for descriptor in display.eventDescriptors { try loop.add(descriptor, token: Token.vblank.rawValue) }
-            if let control { try loop.add(control.descriptor, token: Token.control.rawValue) }
+            if let control {
+                try loop.add(control.descriptor, token: Token.control.rawValue)
+                try loop.add(control.idleTimer.descriptor, token: Token.controlIdle.rawValue)
+                try loop.add(control.more.descriptor, token: Token.controlMore.rawValue)
+                control.attach(to: loop) { Self.clientTokenBase + UInt64($0) }
+            }
             try loop.add(scheduleTimer.descriptor, token: Token.schedule.rawValue)
             if let hotplug { try loop.add(hotplug.descriptor, token: Token.hotplug.rawValue) }
             if let input { try loop.add(input.descriptor, token: Token.input.rawValue) }
@@ -346,6 +366,12 @@ public final class PlayerRuntime: LibraryFollowerOwner {
                 drainDisplay()
                 if exitStatus != nil { break }
             }
+            if webRestartDue {
+                webRestartDue = false
+                web?.close()
+                web = nil
+                startWeb(configuration.settings)
+            }
             followOverlay()
             refreshOverlay()
             drainDisplay()
@@ -357,7 +383,7 @@ public final class PlayerRuntime: LibraryFollowerOwner {
 
     private func shutdown() {
         notifier?.send("STOPPING=1")
-        position?.save()
+        position?.saveAndWait()
         writeMetrics()
         // The screen first (the console back at once), then the worker, which may be in the middle of a photo.
         display.close()
@@ -393,7 +419,7 @@ public final class PlayerRuntime: LibraryFollowerOwner {
         case .decodes:
             decodeWakeup.drain()
             for outcome in worker.takeOutcomes() { deliver(outcome, now: now) }
-        case .library, .rescan, .libraryCheck, .indexes, .renditions:
+        case .library, .rescan, .libraryCheck, .indexes, .renditions, .librarySettle, .libraryCategories:
             guard let source = Token(rawValue: ready.token)?.librarySource else { return }
             follower.handle(source, now: now)
         case .vblank:
@@ -433,10 +459,11 @@ public final class PlayerRuntime: LibraryFollowerOwner {
             writeMetrics()
             metricsTimer.arm(at: now + configuration.settings.metricsInterval)
         case .control:
-            guard let control else { return }
-            for client in control.accept() {
-                try? loop.add(client, token: Self.clientTokenBase + UInt64(client))
-            }
+            control?.accept(now: now)
+        case .controlIdle:
+            control?.timerFired(now: now)
+        case .controlMore:
+            control?.serveWaiting(now: now, answer: answer)
         case .mqttSocket, .mqttAttempt, .mqttHousekeeping, .mqttRetry, .mqttState:
             guard let source = Token(rawValue: ready.token)?.mqttSource else { return }
             mqtt?.handle(source, events: ready.events, now: now)
@@ -458,11 +485,11 @@ public final class PlayerRuntime: LibraryFollowerOwner {
             }
             guard let control, ready.token >= Self.clientTokenBase else { return }
             let client = Int32(ready.token - Self.clientTokenBase)
-            if !control.serve(client, answer: answer) { loop.remove(client) }
+            control.serve(client, now: now, answer: answer)
         }
     }
 
-    func send(_ event: Player.Event) {
+    package func send(_ event: Player.Event) {
         perform(player.handle(event))
     }
 
@@ -470,7 +497,7 @@ public final class PlayerRuntime: LibraryFollowerOwner {
         for event in events ?? [] { send(event) }
     }
 
-    var followedShow: LibraryFollower.Show {
+    package var followedShow: LibraryFollower.Show {
         LibraryFollower.Show(
             active: player.active, playlist: player.playlist, order: player.options.order, pairPortraits: pairsPortraits
         )

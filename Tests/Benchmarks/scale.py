@@ -20,7 +20,6 @@ import json
 import os
 import platform
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -28,6 +27,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.dirname(HERE))
+from harness import ctl  # noqa: E402  (Tests/harness.py)
 
 
 def make_library(folder, photos, count, prefix="IMG_2024"):
@@ -63,20 +64,6 @@ def run_to_first_picture(vitrine, config, order):
     return elapsed, usage.ru_maxrss * 1024, log
 
 
-def ask(path, line, timeout=5.0):
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
-        client.settimeout(timeout)
-        client.connect(path)
-        client.sendall((line + "\n").encode())
-        answer = b""
-        while not answer.endswith(b"\n"):
-            chunk = client.recv(4096)
-            if not chunk:
-                break
-            answer += chunk
-    return answer.decode().strip()
-
-
 def write_config(path, library, cache, control, fade=False):
     settings = {"library": library, "deviceTable": os.path.join(ROOT, "Config", "devices.json"),
                 "controlSocket": control, "headerCacheFolder": cache, "positionFile": ""}
@@ -107,7 +94,7 @@ def rsync_while_playing(vitrine, work, photos, base_count, arrivals):
             if player.poll() is not None:
                 sys.exit(f"scale.py: the player ended: {player.stderr.read()}")
             try:
-                status = json.loads(ask(control, "status"))
+                status = json.loads(ctl(control, "status"))
                 if status["count"] == base_count and status["presented"] >= 2:
                     break
             except (OSError, ValueError):
@@ -115,7 +102,7 @@ def rsync_while_playing(vitrine, work, photos, base_count, arrivals):
             if time.monotonic() > deadline:
                 sys.exit("scale.py: the player did not start playing within 60 s")
             time.sleep(0.05)
-        ask(control, "status")  # the longest turn counts from here
+        ctl(control, "status")  # the longest turn counts from here
         sync = subprocess.Popen(["rsync", "-a", source + "/", library + "/"])
         longest_trip = 0.0
         longest_turn = 0.0
@@ -124,7 +111,7 @@ def rsync_while_playing(vitrine, work, photos, base_count, arrivals):
         started = time.monotonic()
         while True:
             sent = time.monotonic()
-            status = json.loads(ask(control, "status"))
+            status = json.loads(ctl(control, "status"))
             longest_trip = max(longest_trip, time.monotonic() - sent)
             longest_turn = max(longest_turn, status["longest_turn_ms"] / 1000)
             largest_rss = max(largest_rss, status["rss_mib"])

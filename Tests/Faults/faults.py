@@ -7,7 +7,10 @@
    a `current` symlink flipped to a new tree;
 3. the player killed with SIGKILL and started again: it resumes at the slide it was showing (position.json);
 4. the disk full while the position is saved: the saved position is kept whole, the show goes on, and saving
-   resumes when there is room again.
+   resumes when there is room again;
+5. a library on a share that stops answering for VITRINE_STALL_SECONDS (default 60; a FUSE passthrough that is
+   frozen, Tests/Faults/freezable_fs.py): `status` answers within 100 ms every time while a category switch, a
+   web listing and an upload are asked, and after it the show moves on, the listing and the upload are answered.
 
 Prints PASS/FAIL per check and `N passed, M failed`. Usage: faults.py --vitrine BIN
 """
@@ -24,17 +27,13 @@ import time
 
 from PIL import Image
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from harness import ctl, record, summary, until  # noqa: E402  (Tests/harness.py)
+
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 PANEL = (160, 96)
 COLORS = {"red": (230, 20, 20), "green": (20, 200, 40), "blue": (20, 40, 220), "yellow": (240, 220, 20),
           "cyan": (20, 210, 220), "magenta": (220, 30, 200), "white": (245, 245, 245), "orange": (250, 140, 20)}
-results = []
-
-
-def record(ok, what):
-    results.append(ok)
-    print(("PASS  " if ok else "FAIL  ") + what, flush=True)
-    return ok
 
 
 def photo(path, color):
@@ -43,7 +42,7 @@ def photo(path, color):
 
 
 class Player:
-    def __init__(self, vitrine, work, name, library, interval, extra=None):
+    def __init__(self, vitrine, work, name, library, interval, extra=None, env=None):
         self.work = work
         self.frames = f"{work}/{name}-frames"
         self.socket = f"{work}/{name}.sock"
@@ -57,8 +56,8 @@ class Player:
         shutil.rmtree(self.frames, ignore_errors=True)
         self.process = subprocess.Popen(
             [vitrine, "play", "--config", f"{work}/{name}.json", "--snapshots", self.frames],
-            stdout=open(self.log, "w"), stderr=subprocess.STDOUT, env={k: v for k, v in os.environ.items()
-                                                                          if k != "STATE_DIRECTORY"})
+            stdout=open(self.log, "w"), stderr=subprocess.STDOUT,
+            env={**{k: v for k, v in os.environ.items() if k != "STATE_DIRECTORY"}, **(env or {})})
 
     def presented(self):
         try:
@@ -74,19 +73,10 @@ class Player:
         return min(COLORS, key=lambda name: sum((a - b) ** 2 for a, b in zip(COLORS[name], pixel)))
 
     def ctl(self, command):
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-            s.settimeout(5)
-            s.connect(self.socket)
-            s.sendall(command.encode() + b"\n")
-            return s.recv(4096).decode().strip()
+        return ctl(self.socket, command)
 
     def wait(self, condition, timeout=20):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if condition():
-                return True
-            time.sleep(0.05)
-        return condition()
+        return until(condition, timeout)
 
     def output(self):
         with open(self.log, errors="replace") as f:
@@ -325,6 +315,156 @@ def network_share(vitrine, work):
         subprocess.run(["fusermount", "-u", mount], capture_output=True)
 
 
+def frozen_share(vitrine, work):
+    """A library on a share that stops answering (a NAS on Wi-Fi): the player's thread touches no file, so the
+    control socket answers throughout while a category switch, a web listing and an upload wait on the share."""
+    import http.client
+    import threading
+    import urllib.parse
+    stall = float(os.environ.get("VITRINE_STALL_SECONDS", "60"))
+    source = f"{work}/frozen-far-side"
+    mount = f"{work}/frozen-mount"
+    control = f"{mount}.freeze"
+    for category, colors in (("A", ["red", "green"]), ("B", ["blue"])):
+        for index, color in enumerate(colors):
+            photo(f"{source}/{category}/{index:02d}-{color}.jpg", color)
+    os.makedirs(mount)
+    fs = subprocess.Popen(["/usr/bin/python3", f"{REPO}/Tests/Faults/freezable_fs.py", source, mount],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and not os.path.ismount(mount):
+        time.sleep(0.05)
+    if not record(os.path.ismount(mount), "frozen share: the FUSE passthrough is mounted"):
+        fs.kill()
+        return
+    port = None
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    state = f"{work}/frozen-state"
+    player = None
+    try:
+        player = Player(vitrine, work, "frozen", mount, 1.0,
+                        {"startCategory": "A", "web": {"address": "127.0.0.1", "port": port,
+                                                       "pages": f"{REPO}/web"}},
+                        env={"STATE_DIRECTORY": state})
+        player.wait(lambda: len(player.presented()) >= 2 and os.path.exists(f"{state}/web-token"))
+        with open(f"{state}/web-token") as f:
+            token = f.read().strip()
+
+        def web(method, target, body=None):
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=stall + 60)
+            try:
+                connection.request(method, target, body=body, headers={"Authorization": f"Bearer {token}"})
+                response = connection.getresponse()
+                return response.status, response.read()
+            except OSError as error:
+                return None, str(error).encode()
+            finally:
+                connection.close()
+
+        answers = {}
+
+        def ask(label, method, target, body=None):
+            started = time.monotonic()
+            status, data = web(method, target, body)
+            answers[label] = (status, time.monotonic() - started, data[:200])
+
+        import io
+        upload = io.BytesIO()
+        Image.new("RGB", PANEL, COLORS["yellow"]).save(upload, "JPEG", quality=90)
+        # An upload under way when the share stops: its file is open, and the rest of its body (megabytes, more
+        # than the player queues) arrives during the stall, so the writes to the share wait on it.
+        big = io.BytesIO()
+        Image.frombytes("RGB", (1600, 1200), os.urandom(1600 * 1200 * 3)).save(big, "JPEG", quality=95)
+        big = big.getvalue()
+        raw = socket.create_connection(("127.0.0.1", port), timeout=stall + 60)
+        target = "/api/photos?" + urllib.parse.urlencode({"category": "A", "name": "midway.jpg"})
+        raw.sendall((f"POST {target} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {token}\r\n"
+                     f"Content-Length: {len(big)}\r\nConnection: close\r\n\r\n").encode() + big[:65536])
+        player.wait(lambda: any(n.startswith(".upload-") for n in os.listdir(f"{source}/A")), timeout=10)
+        rest = threading.Thread(target=raw.sendall, args=(big[65536:],))
+        open(control, "w").close()
+        frozen_at = time.monotonic()
+        rest.start()
+        latencies = []
+        asked = []
+        threads = []
+        while time.monotonic() - frozen_at < stall:
+            elapsed = time.monotonic() - frozen_at
+            if elapsed > 2 and "switch" not in asked:
+                asked.append("switch")
+                try:
+                    answer = player.ctl("category B")
+                except OSError as error:
+                    answer = f"no answer: {error}"
+                record(answer == "ok", f"frozen share: `category B` is answered during the stall: {answer!r}")
+            if elapsed > 4 and "listing" not in asked:
+                asked.append("listing")
+                threads.append(threading.Thread(target=ask, args=("listing", "GET", "/api/photos?category=A")))
+                threads[-1].start()
+            if elapsed > 6 and "upload" not in asked:
+                asked.append("upload")
+                target = "/api/photos?" + urllib.parse.urlencode({"category": "A", "name": "during.jpg"})
+                threads.append(threading.Thread(target=ask, args=("upload", "POST", target, upload.getvalue())))
+                threads[-1].start()
+            started = time.monotonic()
+            try:
+                reply = json.loads(player.ctl("status"))
+            except (OSError, ValueError) as error:
+                reply = {"error": str(error)}
+            latencies.append((time.monotonic() - started, reply))
+            time.sleep(0.2)
+        slowest = max(latencies, key=lambda item: item[0])
+        holding = [reply for _, reply in latencies[len(latencies) // 2:] if "loading" in reply.get("paused", [])]
+        record(slowest[0] <= 0.1 and all("error" not in reply for _, reply in latencies),
+               f"frozen share: `status` answered {len(latencies)} times in {stall:.0f} s, the slowest in "
+               f"{slowest[0] * 1000:.0f} ms (100 ms allowed)")
+        record(bool(holding), f"frozen share: the show holds with the loading reason ({len(holding)} statuses say so)")
+        os.unlink(control)
+        thawed = time.monotonic()
+        moved = player.wait(lambda: any(r.get("category") == "B" for r in player.presented()), timeout=30)
+        record(moved, f"frozen share: after the stall the show moves on to B "
+                      f"({time.monotonic() - thawed:.1f} s after the share answers again)")
+        for thread in threads:
+            thread.join(timeout=60)
+        listing = answers.get("listing")
+        record(listing is not None and listing[0] == 200 and b"00-red.jpg" in listing[2],
+               f"frozen share: the web listing asked during the stall is answered after it: {listing}")
+        uploaded = answers.get("upload")
+        record(uploaded is not None and uploaded[0] == 201 and os.path.exists(f"{source}/A/during.jpg"),
+               f"frozen share: the upload asked during the stall is saved after it: {uploaded}")
+        rest.join(timeout=60)
+        reply = b""
+        try:
+            while b"\r\n\r\n" not in reply:
+                chunk = raw.recv(4096)
+                if not chunk:
+                    break
+                reply += chunk
+        except OSError as error:
+            reply += str(error).encode()
+        finally:
+            raw.close()
+        saved = f"{source}/A/midway.jpg"
+        first_line = reply.split(b"\r\n")[0].decode(errors="replace")
+        record(reply.startswith(b"HTTP/1.1 201") and os.path.exists(saved) and os.path.getsize(saved) == len(big),
+               f"frozen share: an upload whose body arrived during the stall ({len(big) >> 10} KiB) is saved whole "
+               f"after it: {first_line!r}")
+        record(player.stop() == 0, "frozen share: the player stops cleanly")
+        player = None
+    finally:
+        if os.path.exists(control):
+            os.unlink(control)
+        if player is not None and player.process.poll() is None:
+            player.process.kill()
+        subprocess.run(["fusermount", "-u", mount], capture_output=True)
+        try:
+            fs.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            fs.kill()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--vitrine", default=f"{REPO}/.build/release/vitrine")
@@ -345,11 +485,14 @@ def main():
             network_share(vitrine, work)
         else:
             record(False, "network share: bindfs or /dev/fuse is missing (make faults installs bindfs)")
+        try:
+            import fusepy  # noqa: F401 (Debian's python3-fusepy)
+            frozen_share(vitrine, work)
+        except ImportError:
+            record(False, "frozen share: python3-fusepy is missing (make faults installs it)")
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    failed = results.count(False)
-    print(f"{results.count(True)} passed, {failed} failed")
-    return 1 if failed else 0
+    return summary()
 
 
 if __name__ == "__main__":

@@ -7,19 +7,21 @@ cd "$(dirname "$0")/../.."
 out=${1:-.build/fuzz}
 swiftc=${SWIFTC:-swiftc}
 mkdir -p "$out/modules"
-flags=(-O -g "-sanitize=fuzzer,address" -parse-as-library -swift-version 6 -warnings-as-errors)
+flags=(-O -g "-sanitize=fuzzer,address" -parse-as-library -swift-version 6 -warnings-as-errors -package-name vitrine)
 
-# One module with what the fuzzers reach: the core, and the VitrineImage files the header parsers need
-# (they import only VitrineCore, so they are rebuilt here inside it).
+# One module with what the fuzzers reach: the core, the VitrineImage files the header parsers need and the
+# platform's FileError they name (they import only VitrineCore and VitrinePlatform, so they are rebuilt here inside
+# it).
 core=(Sources/VitrineCore/*.swift)
 image=(Sources/VitrineImage/JPEGHeader.swift Sources/VitrineImage/ExifReader.swift
     Sources/VitrineImage/ImageError.swift Sources/VitrineImage/ImageFormat.swift Sources/VitrineImage/PNGHeader.swift
-    Sources/VitrineImage/WebPHeader.swift Sources/VitrineImage/HEIFHeader.swift Sources/VitrineImage/ImageHeader.swift)
+    Sources/VitrineImage/WebPHeader.swift Sources/VitrineImage/HEIFHeader.swift Sources/VitrineImage/ImageHeader.swift
+    Sources/VitrinePlatform/FileError.swift)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 for file in "${image[@]}"; do
     # Same module now: the import would name a module that is not there.
-    grep -v '^import VitrineCore$' "$file" >"$work/$(basename "$file")"
+    grep -v -e '^import VitrineCore$' -e '^import VitrinePlatform$' "$file" >"$work/$(basename "$file")"
 done
 "$swiftc" "${flags[@]}" -emit-library -static -emit-module -module-name VitrineCore \
     -emit-module-path "$out/modules/VitrineCore.swiftmodule" -o "$out/libVitrineCore.a" \

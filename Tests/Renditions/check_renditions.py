@@ -26,15 +26,11 @@ import time
 
 from PIL import Image, ImageChops, ImageOps, ImageStat
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from harness import record, summary  # noqa: E402  (Tests/harness.py)
+
 PROFILES = {"rpi-touch-display": (800, 480), "hdmi-1080p": (1920, 1080)}
 RENDITION = re.compile(r"^(?P<stem>.+)@(?P<w>\d+)x(?P<h>\d+)\.jpg$")
-results = []
-
-
-def record(ok, what):
-    results.append(ok)
-    print(("PASS  " if ok else "FAIL  ") + what, flush=True)
-    return ok
 
 
 def digest(path):
@@ -76,7 +72,7 @@ def run_renditions(vitrine, library, kill_after=None):
     return process.returncode, "", ""
 
 
-def summary(output):
+def counts_of(output):
     match = re.search(r"renditions: (\d+) written, (\d+) up to date, (\d+) failed", output)
     return tuple(int(n) for n in match.groups()) if match else None
 
@@ -117,7 +113,7 @@ def main():
         started = time.monotonic()
         status, out, err = run_renditions(vitrine, library)
         seconds = time.monotonic() - started
-        counts = summary(out)
+        counts = counts_of(out)
         failed_names = sorted(set(re.findall(r"^failed .*/([^/:]+): ", err, re.M)))
         record(counts is not None and status == (1 if counts[2] else 0),
                f"a full run ends with a summary and exit status {status}: {out.strip().splitlines()[-1:]} "
@@ -159,7 +155,7 @@ def main():
         # 3. Again: nothing to write.
         before = {name: os.stat(f"{library}/{name}").st_mtime_ns for name in renditions(library)}
         status, out, _ = run_renditions(vitrine, library)
-        counts2 = summary(out)
+        counts2 = counts_of(out)
         after = {name: os.stat(f"{library}/{name}").st_mtime_ns for name in renditions(library)}
         record(counts2 is not None and counts2[0] == 0 and counts2[1] == len(before) and before == after,
                f"a second run writes nothing: {out.strip().splitlines()[-1:]}")
@@ -199,9 +195,7 @@ def main():
                    f"the rest are no larger than the panel (originals read despite a rendition: {expected_misses[:3]})")
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    failed = results.count(False)
-    print(f"{results.count(True)} passed, {failed} failed")
-    return 1 if failed else 0
+    return summary()
 
 
 if __name__ == "__main__":

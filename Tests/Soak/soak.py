@@ -12,7 +12,6 @@ import json
 import os
 import random
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -21,6 +20,8 @@ import time
 from PIL import Image, ImageDraw
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(REPO, "Tests"))
+from harness import ctl  # noqa: E402  (Tests/harness.py)
 CATEGORIES = ["Alps", "Beach", "City"]
 
 
@@ -38,19 +39,11 @@ def photo(path, seed, size=(1600, 1200)):
 
 
 def status(sock_path):
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-        s.settimeout(10)
-        s.connect(sock_path)
-        s.sendall(b"status\n")
-        return json.loads(s.recv(8192).decode())
+    return json.loads(ctl(sock_path, "status", timeout=10))
 
 
 def command(sock_path, line):
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-        s.settimeout(10)
-        s.connect(sock_path)
-        s.sendall(line.encode() + b"\n")
-        return s.recv(8192).decode().strip()
+    return ctl(sock_path, line, timeout=10)
 
 
 def proc_status(pid):

@@ -24,7 +24,11 @@ from PIL import Image, ImageChops, ImageDraw, ImageStat
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))
 import vm as vmlib  # noqa: E402
+# The other VM tests reach these through this module (display.record, display.until, display.summary).
+from harness import record, results, summary  # noqa: E402, F401  (Tests/harness.py)
+from harness import until_done as until  # noqa: E402
 
 PANELS = [("virtio", 800, 480), ("virtio", 1024, 600), ("virtio", 1080, 1920), ("virtio", 1920, 1080),
           ("bochs", 800, 480), ("bochs", 1024, 600), ("bochs", 1080, 1920), ("bochs", 1920, 1080)]
@@ -33,22 +37,6 @@ PANELS = [("virtio", 800, 480), ("virtio", 1024, 600), ("virtio", 1080, 1920), (
 PHOTOS = [("01-landscape.jpg", (1600, 1000), [(200, 40, 40), (40, 160, 60), (30, 60, 200), (230, 210, 40)]),
           ("02-portrait.jpg", (900, 1400), [(40, 200, 210), (210, 40, 190), (250, 250, 250), (20, 20, 20)]),
           ("03-square.jpg", (1200, 1200), [(250, 140, 20), (90, 40, 160), (120, 200, 120), (200, 200, 90)])]
-
-results = []
-
-
-def record(ok, what):
-    results.append(ok)
-    print(("PASS  " if ok else "FAIL  ") + what, flush=True)
-    return ok
-
-
-def summary():
-    """Prints the closing `N passed, M failed` line; the exit status."""
-    failed = results.count(False)
-    print(f"{results.count(True)} passed, {failed} failed")
-    return 1 if failed else 0
-
 
 def make_library(folder):
     os.makedirs(f"{folder}/lib/Test")
@@ -84,16 +72,6 @@ def render(vitrine, photo, w, h, folder):
     subprocess.run([vitrine, "render", photo, "--panel", f"{w}x{h}", "--fit", "contain", "--output", out],
                    check=True, capture_output=True)
     return Image.open(out).convert("RGB")
-
-
-def until(condition, timeout, step=0.2):
-    """Polls condition() (which returns (done, value)) until done or the deadline: (done, last value)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        done, value = condition()
-        if done or time.monotonic() > deadline:
-            return done, value
-        time.sleep(step)
 
 
 def wait_for(vm, predicate, timeout):

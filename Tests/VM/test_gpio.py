@@ -226,9 +226,7 @@ def main():
         run(os.path.abspath(args.vitrine), modules)
     except Exception as error:  # a hung or crashed guest fails the run, with what it was doing
         record(False, f"{type(error).__name__}: {error}")
-    failed = display.results.count(False)
-    print(f"{display.results.count(True)} passed, {failed} failed")
-    return 1 if failed else 0
+    return display.summary()
 
 
 if __name__ == "__main__":

@@ -19,15 +19,9 @@ from PIL import Image, ImageDraw, ImageFilter
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))
 import vm as vmlib  # noqa: E402
-
-results = []
-
-
-def record(ok, what):
-    results.append(ok)
-    print(("PASS  " if ok else "FAIL  ") + what, flush=True)
-    return ok
+from harness import record, results, summary  # noqa: E402  (Tests/harness.py)
 
 
 def large_photos(folder):
@@ -124,9 +118,7 @@ def main():
                f"peak RSS {peak:.1f} MiB <= budget {limit_mib:.1f} MiB + the idle player's {idle_mib:.1f} MiB")
         if not all(results):
             print(output[-3000:])
-    failed = results.count(False)
-    print(f"{results.count(True)} passed, {failed} failed")
-    return 1 if failed else 0
+    return summary()
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 import Testing
 import VitrineCore
+import VitrinePlatform
 import VitrineTestSupport
 
 @testable import VitrineCLI
@@ -53,7 +54,7 @@ import VitrineTestSupport
         let pid: pid_t
         let log: String
 
-        init(arguments: [String], log: String) throws {
+        init(arguments: [String], log: String, environment: [String: String] = [:]) throws {
             self.log = log
             var actions = posix_spawn_file_actions_t()
             posix_spawn_file_actions_init(&actions)
@@ -64,7 +65,18 @@ import VitrineTestSupport
                 ([PlayEndToEndTests.binary] + arguments).map { strdup($0) } + [nil]
             defer { argv.forEach { free($0) } }
             var pid: pid_t = 0
-            let status = posix_spawn(&pid, PlayEndToEndTests.binary, &actions, nil, &argv, environ)
+            // The test process's environment, with `environment` set over it (only the player sees them).
+            var inherited: [String] = []
+            var entry = environ
+            while let pointer = entry.pointee {
+                let text = String(cString: pointer)
+                if !environment.keys.contains(where: { text.hasPrefix($0 + "=") }) { inherited.append(text) }
+                entry += 1
+            }
+            var envp: [UnsafeMutablePointer<CChar>?] =
+                (inherited + environment.map { "\($0.key)=\($0.value)" }).map { strdup($0) } + [nil]
+            defer { envp.forEach { free($0) } }
+            let status = posix_spawn(&pid, PlayEndToEndTests.binary, &actions, nil, &argv, &envp)
             guard status == 0 else {
                 throw FileError(path: PlayEndToEndTests.binary, operation: "spawn", errno: status)
             }
@@ -298,17 +310,18 @@ import VitrineTestSupport
         #expect(last.map { saved.contains("\"slide\":\"\($0)\"") } == true, "\(saved) vs \(String(describing: last))")
     }
 
-    /// A control socket path that names a user's file (a typo in the config) is refused, and the file stays.
+    /// A control socket path that names a user's file (a typo in the config) is refused with one line, the file
+    /// stays, and the show goes on without the socket, as it does without MQTT or the web remote.
     @Test(.enabled(if: vitrineBinaryRuns, "the vitrine executable is not built (swift build builds it)"))
     func aControlSocketPathThatIsARegularFileIsLeftAlone() throws {
         try folder.write("control.sock", text: "my notes\n")
         let player = try Running(
             arguments: ["play", "--config", "\(folder.path)/vitrine.json"], log: "\(folder.path)/notes.log")
-        let status = Self.exitStatus(of: player.pid, within: 10)
-        #expect(status == 1, "exit status \(String(describing: status))")
+        #expect(eventually("the show goes on", { player.output.contains("playing ") }))
         #expect(
             player.output.contains("\(socket): cannot use it as the control socket: it is not a socket"),
             "\(player.output)")
+        #expect(player.stop() == 0)
         #expect(try FileBytes.readText(socket) == "my notes\n")
     }
 
@@ -546,7 +559,7 @@ import VitrineTestSupport
         let sequence = try #require(record["seq"].flatMap(Double.init).map(Int.init))
         #expect(Self.near(try pixel(ofSnapshot: sequence, x: 80, y: 48), Self.magenta))
         #expect(try FileBytes.read("\(library)/Heal/big.jpg") == original)
-        #expect(try Library.entryNames(in: "\(library)/Heal").sorted() == ["big.jpg", "small.jpg"])
+        #expect(try Folder.entryNames(in: "\(library)/Heal").sorted() == ["big.jpg", "small.jpg"])
         #expect(player.stop() == 0)
         #expect(player.output.contains("wrote \(rendition)"), "\(player.output)")
     }

@@ -1,6 +1,7 @@
 import Testing
 import VitrineCore
 import VitrineImage
+import VitrinePlatform
 import VitrineTestSupport
 
 @testable import VitrineCLI

@@ -1,5 +1,6 @@
 import Testing
 import VitrineCore
+import VitrinePlatform
 import VitrineTestSupport
 
 /// Config/schema/*.json are kept in step with the loaders: the same keys, the same choices and ranges, the shipped

@@ -46,6 +46,19 @@ import Testing
         #expect(Self.refusal("{\"host\": \"b\", \"user\": \"x\"}").contains("mqtt.user: unknown key"))
     }
 
+    /// `hall.frame` and `hall_frame` are one device in Home Assistant (its ids take letters, digits, _ and -):
+    /// refused at start, naming the line and field, unless discovery is off.
+    @Test func idsThatCollideInHomeAssistantAreRefused() throws {
+        for id in ["hall.frame", "küche", "frame 2", "a:b"] {
+            let refusal = Self.refusal("{\"host\": \"b\", \"id\": \"\(id)\"}")
+            #expect(refusal.hasPrefix("frame.json:2: mqtt.id: \"\(id)\" would be \"vitrine_"), "\(refusal)")
+        }
+        #expect(try Self.settings("{\"host\": \"b\", \"id\": \"hall_frame-2\"}")?.id == "hall_frame-2")
+        let off = try Self.settings(
+            "{\"host\": \"b\", \"id\": \"hall.frame\", \"homeAssistant\": {\"discovery\": false}}")
+        #expect(off?.id == "hall.frame")
+    }
+
     @Test func relativeFilesAreTakenFromTheConfigFolder() throws {
         let settings = MQTTSettings(host: "b", tls: MQTTSettings.TLS(caFile: "ca.pem"))
         var withCredentials = settings
@@ -53,6 +66,37 @@ import Testing
         let resolved = withCredentials.resolved(relativeTo: "/etc/vitrine")
         #expect(resolved.credentialsFile == "/etc/vitrine/mqtt.secret")
         #expect(resolved.tls?.caFile == "/etc/vitrine/ca.pem")
+    }
+
+    /// What each command topic may ask: the player's own everything, the fleet's and the groups' only steering.
+    @Test func commandsHaveTheAuthorityOfTheirTopic() throws {
+        let plain = try #require(try Self.settings("{\"host\": \"b\", \"id\": \"f\", \"groups\": [\"hall\"]}"))
+        let topics = MQTTTopics(plain, hostname: "x")
+        #expect(topics.commandKind(of: "vitrine/f/cmd").map { plain.commands[$0] } == .admin)
+        #expect(topics.commandKind(of: "vitrine/all/cmd").map { plain.commands[$0] } == .steer)
+        #expect(topics.commandKind(of: "vitrine/group/hall/cmd").map { plain.commands[$0] } == .steer)
+        #expect(topics.commandKind(of: "vitrine/group/other/cmd") == nil)
+        #expect(!CommandAuthority.steer.permits(.rotateToken) && !CommandAuthority.steer.permits(.reload))
+        #expect(CommandAuthority.steer.permits(.category(.named("A"))) && CommandAuthority.steer.permits(.status))
+        #expect(!CommandAuthority.none.permits(.status))
+        let open = try #require(
+            try Self.settings("{\"host\": \"b\", \"commands\": {\"fleet\": \"admin\", \"own\": \"none\"}}"))
+        #expect(open.commands.fleet == .admin && open.commands.own == .none && open.commands.groups == .steer)
+        #expect(
+            Self.refusal("{\"host\": \"b\", \"commands\": {\"fleet\": \"root\"}}").contains(
+                "mqtt.commands.fleet: \"root\" is not allowed"))
+        #expect(Self.refusal("{\"host\": \"b\", \"commands\": {\"all\": \"steer\"}}").contains("unknown key"))
+    }
+
+    /// Names as Home Assistant's select sends them: JSON-quoted, any name at all.
+    @Test func quotedCategoryNamesAreTakenExactly() {
+        #expect(ControlCommand.parse("category \"next\"") == .category(.named("next")))
+        #expect(ControlCommand.parse("category next") == .category(.next))
+        #expect(ControlCommand.parse("category \" Beach \"") == .category(.named(" Beach ")))
+        #expect(ControlCommand.parse("category \"\\u00c9t\\u00e9\"") == .category(.named("\u{C9}t\u{E9}")))
+        #expect(ControlCommand.parse("category \"\"") == .category(.named("")))
+        #expect(ControlCommand.parse("category \"say \\\"hi\\\"\"") == .category(.named("say \"hi\"")))
+        #expect(ControlCommand.parse("category \"unterminated") == nil)
     }
 
     @Test func theTopicsFollowThePrefixIdAndGroups() {
@@ -163,9 +207,13 @@ import Testing
         }
         #expect(components == ["button", "switch", "select", "sensor", "number"])
         let select = try #require(messages.first { $0.topic == "homeassistant/select/vitrine_frame/category/config" })
-        #expect(select.payload.contains("\"options\":[\"Beach\",\"Snow\"]"))
+        // The library root is "/", which no folder can be called; the command quotes the name as JSON.
+        #expect(select.payload.contains("\"options\":[\"/\",\"Beach\",\"Snow\"]"))
+        #expect(select.payload.contains("value | tojson"))
+        let rootOnly = HomeAssistantDiscovery.messages(topics: topics, device: device, categories: [""], image: false)
+        #expect(rootOnly.first { $0.topic.contains("/select/") }?.payload.contains("\"options\":[\"/\"]") == true)
         // No categories: the select is removed (an empty retained payload), as is the image entity when off.
-        let bare = HomeAssistantDiscovery.messages(topics: topics, device: device, categories: [""], image: false)
+        let bare = HomeAssistantDiscovery.messages(topics: topics, device: device, categories: [], image: false)
         #expect(bare.first { $0.topic.contains("/select/") }?.payload == "")
         #expect(bare.first { $0.topic.contains("/image/") }?.payload == "")
         let withImage = HomeAssistantDiscovery.messages(topics: topics, device: device, categories: [], image: true)

@@ -1,5 +1,6 @@
 import Testing
 import VitrineCore
+import VitrinePlatform
 import VitrineTestSupport
 
 @Suite struct RenditionPlanTests {

@@ -13,6 +13,21 @@ import Testing
         #expect(Self.safe("  Beach day.HEIC ") == .success("Beach day.HEIC"))
     }
 
+    /// "été.jpg" from an iPhone (decomposed) and from Android (composed) is one name, saved composed: a second
+    /// upload of it gets " (2)" instead of a second file whose name looks the same. Swift's == compares canonical
+    /// equivalence, so the bytes are compared.
+    @Test func namesAreSavedComposed() throws {
+        let decomposed = "e\u{301}te\u{301}.jpg"
+        let composed = "\u{E9}t\u{E9}.jpg"
+        #expect(Array(decomposed.utf8) != Array(composed.utf8))
+        for offered in [decomposed, composed] {
+            let saved = try Self.safe(offered).get()
+            #expect(Array(saved.utf8) == Array(composed.utf8))
+        }
+        let second = UploadName.safe(decomposed, taken: { Array($0.utf8) == Array(composed.utf8) })
+        #expect(try second.get() == "\u{E9}t\u{E9} (2).jpg")
+    }
+
     @Test func namesThatLeaveTheFolderAreRefused() {
         for name in ["../escape.jpg", "/etc/vitrine/x.jpg", "a/b.jpg", "..\\win.jpg", "nul\0.jpg"] {
             #expect(Self.safe(name) == .failure(.leavesTheFolder(name)), "\(name)")

@@ -1,6 +1,7 @@
 import CHeif
 import Testing
 import VitrineCore
+import VitrinePlatform
 import VitrineTestSupport
 
 @testable import VitrineImage

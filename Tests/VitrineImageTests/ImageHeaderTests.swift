@@ -33,6 +33,37 @@ import VitrineTestSupport
         #expect(try Self.header(png, name: "looks-like.jpg").format == .png)
     }
 
+    /// The 65-byte PNG that stopped the player with SIGILL: an interlaced IHDR of 2147483647x2147483647 with valid
+    /// CRCs made the decoder's workspace (width x height x 4) overflow as the header was read. Every size near the
+    /// limits is now refused with a message, interlaced or not.
+    @Test(arguments: [
+        (UInt32(Int32.max), UInt32(Int32.max), true), (UInt32(Int32.max), UInt32(Int32.max), false),
+        (1_200_000_000, 1_200_000_000, false), (1_520_000_000, 1_520_000_000, true), (1, UInt32(Int32.max), true),
+        (40_000, 40_000, true),
+    ])
+    func pngHeadersAtTheLimitsAreRefusedNotCrashed(width: UInt32, height: UInt32, interlaced: Bool) {
+        let file = HostileFiles.png(width: width, height: height, interlaced: interlaced)
+        #expect(file.count == 65)
+        let size = Size(width: Int(width), height: Int(height))
+        #expect(Self.reason(file) == .tooManyPixels(size, limitMegapixels: 1000))
+    }
+
+    /// Just under the limit the header is read, and every size derived from it fits.
+    @Test func aPNGJustUnderTheLimitIsReadWithSizesThatFit() throws {
+        let header = try Self.header(HostileFiles.png(width: 1, height: 1_000_000_000, interlaced: true))
+        #expect(header.size == Size(width: 1, height: 1_000_000_000))
+        #expect(header.decoderWorkspaceBytes > 4_000_000_000)
+        let wide = try Self.header(HostileFiles.png(width: 999_999_999, height: 1, interlaced: false))
+        #expect(wide.decoderWorkspaceBytes > 8 * 999_999_999)
+    }
+
+    @Test func sizesFromFilesSaturateInsteadOfTrapping() {
+        #expect(Int.saturatingProduct(Int(Int32.max), Int(Int32.max), 4) == .max)
+        #expect(Int.saturatingSum(.max - 1, 2) == .max)
+        #expect(Size(width: .max, height: 2).pixelCount == .max)
+        #expect(Int.saturatingProduct(3, 4, 5) == 60)
+    }
+
     @Test func unknownContentIsDescribedAndTheShownFormatsListed() {
         #expect(Self.reason(Array("GIF89a....".utf8)) == .unknownFormat("GIF image data"))
         #expect(Self.reason([0, 0, 0, 24] + Array("ftypisom".utf8)) == .unknownFormat("MP4 or other ISO media data"))

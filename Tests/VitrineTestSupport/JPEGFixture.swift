@@ -1,5 +1,6 @@
 import CTurboJPEG
 import VitrineCore
+import VitrinePlatform
 
 #if canImport(Glibc)
     import Glibc

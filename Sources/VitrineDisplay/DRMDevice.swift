@@ -1,0 +1,209 @@
+import CDRM
+import VitrineCore
+import VitrinePlatform
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// One mode a connector offers.
+public struct DRMMode: Sendable, CustomStringConvertible {
+    public var size: Size
+    public var refresh: Int
+    public var preferred: Bool
+    let raw: drmModeModeInfo
+
+    public var description: String { "\(size)@\(refresh)" }
+}
+
+/// A connector of a card as probed: what `vitrine probe` prints and what the device-table match uses.
+public struct DRMConnector: Sendable {
+    public var id: UInt32
+    /// DRM's name: type and index, e.g. `HDMI-A-1`.
+    public var name: String
+    public var type: String
+    public var connected: Bool
+    public var modes: [DRMMode]
+    public var physicalSizeMillimetres: Size?
+    public var edid: EDID?
+    public var panelOrientation: String?
+    /// The DPMS property, when the driver has one.
+    var dpmsProperty: UInt32?
+    var encoderID: UInt32
+    var possibleCRTCs: UInt32
+
+    /// Panels built into the device, preferred over external outputs unless the config names a connector.
+    public var isInternal: Bool { ["DSI", "DPI", "eDP", "LVDS"].contains(type) }
+    public var isWriteback: Bool { type == "Writeback" }
+
+    public var preferredMode: DRMMode? { modes.first(where: \.preferred) ?? modes.first }
+
+    public func panel(mode: DRMMode) -> PanelDescription {
+        PanelDescription(
+            connector: name, mode: mode.size, edidName: edid?.monitorName,
+            physicalSizeMillimetres: physicalSizeMillimetres)
+    }
+}
+
+/// An open DRM card (`/dev/dri/cardN`). It owns the descriptor; `close()` is explicit because closing drops DRM
+/// master and may change what the screen shows.
+public final class DRMDevice {
+    public let path: String
+    public private(set) var descriptor: Int32
+    public let driver: String
+
+    public init(path: String) throws(RuntimeError) {
+        self.path = path
+        descriptor = open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else { throw .last("open", path: path) }
+        if let version = drmGetVersion(descriptor) {
+            driver = version.pointee.name.map { String(cString: $0) } ?? "unknown"
+            drmFreeVersion(version)
+        } else {
+            driver = "unknown"
+        }
+    }
+
+    deinit { close() }
+
+    public func close() {
+        guard descriptor >= 0 else { return }
+        _ = Glibc.close(descriptor)
+        descriptor = -1
+    }
+
+    /// The cards of this machine, `/dev/dri/card0` first.
+    public static func cardPaths() -> [String] {
+        guard let names = try? Folder.entryNames(in: "/dev/dri") else { return [] }
+        return names.filter { $0.hasPrefix("card") }.sorted(by: NaturalOrder.less).map { "/dev/dri/\($0)" }
+    }
+
+    /// Whether the card can drive a screen at all: a render-only GPU (v3d, vgem) has no CRTCs or connectors.
+    public var hasModesetting: Bool {
+        guard let resources = drmModeGetResources(descriptor) else { return false }
+        defer { drmModeFreeResources(resources) }
+        return resources.pointee.count_crtcs > 0 && resources.pointee.count_connectors > 0
+    }
+
+    public var supportsDumbBuffers: Bool {
+        var value: UInt64 = 0
+        return drmGetCap(descriptor, UInt64(DRM_CAP_DUMB_BUFFER), &value) == 0 && value != 0
+    }
+
+    /// Becomes DRM master; fails when another program (a desktop, another player) drives the card.
+    public func becomeMaster() throws(RuntimeError) {
+        guard drmSetMaster(descriptor) == 0 else {
+            throw .last("become DRM master (is a desktop using it?)", path: path)
+        }
+    }
+
+    public func dropMaster() { _ = drmDropMaster(descriptor) }
+
+    /// Every connector with its modes, EDID and properties.
+    public func connectors() -> [DRMConnector] {
+        guard let resources = drmModeGetResources(descriptor) else { return [] }
+        defer { drmModeFreeResources(resources) }
+        var found: [DRMConnector] = []
+        for index in 0..<Int(resources.pointee.count_connectors) {
+            guard let connectorIDs = resources.pointee.connectors,
+                let connector = drmModeGetConnector(descriptor, connectorIDs[index])
+            else { continue }
+            defer { drmModeFreeConnector(connector) }
+            found.append(describe(connector.pointee))
+        }
+        return found
+    }
+
+    private func describe(_ connector: drmModeConnector) -> DRMConnector {
+        let type = drmModeGetConnectorTypeName(connector.connector_type).map { String(cString: $0) } ?? "Unknown"
+        var modes: [DRMMode] = []
+        for index in 0..<Int(connector.count_modes) {
+            guard let mode = connector.modes?[index] else { continue }
+            modes.append(
+                DRMMode(
+                    size: Size(width: Int(mode.hdisplay), height: Int(mode.vdisplay)), refresh: Int(mode.vrefresh),
+                    preferred: mode.type & VITRINE_DRM_MODE_TYPE_PREFERRED != 0, raw: mode))
+        }
+        var info = DRMConnector(
+            id: connector.connector_id, name: "\(type)-\(connector.connector_type_id)", type: type,
+            connected: connector.connection == DRM_MODE_CONNECTED, modes: modes,
+            physicalSizeMillimetres: connector.mmWidth > 0 && connector.mmHeight > 0
+                ? Size(width: Int(connector.mmWidth), height: Int(connector.mmHeight)) : nil,
+            edid: nil, panelOrientation: nil, dpmsProperty: nil, encoderID: connector.encoder_id, possibleCRTCs: 0)
+        readProperties(of: connector.connector_id, into: &info)
+        info.possibleCRTCs = possibleCRTCs(connector)
+        return info
+    }
+
+    private func readProperties(of connectorID: UInt32, into info: inout DRMConnector) {
+        guard let properties = drmModeObjectGetProperties(descriptor, connectorID, DRM_MODE_OBJECT_CONNECTOR) else {
+            return
+        }
+        defer { drmModeFreeObjectProperties(properties) }
+        for index in 0..<Int(properties.pointee.count_props) {
+            guard let ids = properties.pointee.props, let values = properties.pointee.prop_values,
+                let property = drmModeGetProperty(descriptor, ids[index])
+            else { continue }
+            defer { drmModeFreeProperty(property) }
+            let name = withUnsafeBytes(of: property.pointee.name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            let value = values[index]
+            switch name {
+            case "EDID" where property.pointee.flags & VITRINE_DRM_MODE_PROP_BLOB != 0 && value != 0:
+                guard let blob = drmModeGetPropertyBlob(descriptor, UInt32(value)) else { continue }
+                defer { drmModeFreePropertyBlob(blob) }
+                if let data = blob.pointee.data {
+                    info.edid = EDID.parse(Array(UnsafeRawBufferPointer(start: data, count: Int(blob.pointee.length))))
+                }
+            case "panel orientation" where property.pointee.flags & VITRINE_DRM_MODE_PROP_ENUM != 0:
+                for entry in 0..<Int(property.pointee.count_enums) {
+                    guard let enums = property.pointee.enums, enums[entry].value == value else { continue }
+                    info.panelOrientation = withUnsafeBytes(of: enums[entry].name) { raw in
+                        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+                    }
+                }
+            case "DPMS":
+                info.dpmsProperty = ids[index]
+            default:
+                break
+            }
+        }
+    }
+
+    private func possibleCRTCs(_ connector: drmModeConnector) -> UInt32 {
+        var mask: UInt32 = 0
+        for index in 0..<Int(connector.count_encoders) {
+            guard let encoders = connector.encoders, let encoder = drmModeGetEncoder(descriptor, encoders[index]) else {
+                continue
+            }
+            mask |= encoder.pointee.possible_crtcs
+            drmModeFreeEncoder(encoder)
+        }
+        return mask
+    }
+
+    /// The CRTC to drive `connector` with: the one its encoder uses now, else the first it can use.
+    func crtc(for connector: DRMConnector) -> UInt32? {
+        if connector.encoderID != 0, let encoder = drmModeGetEncoder(descriptor, connector.encoderID) {
+            defer { drmModeFreeEncoder(encoder) }
+            if encoder.pointee.crtc_id != 0 { return encoder.pointee.crtc_id }
+        }
+        guard let resources = drmModeGetResources(descriptor) else { return nil }
+        defer { drmModeFreeResources(resources) }
+        for index in 0..<Int(resources.pointee.count_crtcs) where connector.possibleCRTCs & (1 << UInt32(index)) != 0 {
+            return resources.pointee.crtcs?[index]
+        }
+        return nil
+    }
+
+    /// The connector to drive: the named one, else a connected internal panel, else the first connected output.
+    /// Writeback connectors are never chosen.
+    public static func choose(_ connectors: [DRMConnector], named: String?) -> DRMConnector? {
+        let usable = connectors.filter { $0.connected && !$0.isWriteback && !$0.modes.isEmpty }
+        if let named { return usable.first { $0.name == named } }
+        return usable.first(where: \.isInternal) ?? usable.first
+    }
+}

@@ -1,0 +1,255 @@
+import CDRM
+import CLinux
+import VitrineCore
+import VitrinePlatform
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// A real screen through DRM/KMS: two dumb buffers with XRGB8888 framebuffers, modesets and page flips with
+/// completion events, as the display state machine asks. On close the CRTC that was there before (the console,
+/// usually) is put back and everything is freed in reverse order.
+public final class DRMDisplay: DisplayExecutor {
+    struct Buffer {
+        var handle: UInt32
+        var pitch: Int
+        var bytes: Int
+        var framebuffer: UInt32
+        var pixels: UnsafeMutableRawPointer
+    }
+
+    public private(set) var size: Size
+    public let connector: DRMConnector
+    public private(set) var mode: DRMMode
+    /// The mode the next `rebuildBuffers` makes buffers for (set when the connector came back at another size).
+    public var pendingMode: DRMMode?
+    /// Two, or three when fades are on and the budget has room (the next step painted during a flip).
+    public let bufferCount: Int
+    public var name: String { "\(device.path) (\(device.driver) \(connector.name))" }
+    /// The card's device path and the connector's id, to find the CEC adapter on the same HDMI port.
+    package var cardPath: String { device.path }
+    private let device: DRMDevice
+    private let crtc: UInt32
+    private let saved: UnsafeMutablePointer<drmModeCrtc>?
+    private var buffers: [Buffer] = []
+    private let log: EventLog
+    private var charge: MemoryBudget.Charge?
+    private let budget: MemoryBudget
+    private var closed = false
+    private var saidModesetFailure = false
+
+    public var eventDescriptors: [Int32] { [device.descriptor] }
+
+    public init(
+        device: DRMDevice, connector: DRMConnector, mode: DRMMode, budget: MemoryBudget, bufferCount: Int = 2,
+        log: EventLog
+    ) throws(PlayError) {
+        self.bufferCount = bufferCount
+        self.device = device
+        self.connector = connector
+        self.mode = mode
+        self.log = log
+        self.budget = budget
+        size = mode.size
+        guard let crtc = device.crtc(for: connector) else {
+            throw PlayError("\(device.path): no CRTC can drive \(connector.name)")
+        }
+        self.crtc = crtc
+        do {
+            charge = try budget.charge(
+                (size.xrgbByteCount ?? Int.max / 4) * bufferCount,
+                for: "\(bufferCount) \(size) scanout buffers on \(connector.name)")
+        } catch {
+            throw PlayError("\(error)")
+        }
+        saved = drmModeGetCrtc(device.descriptor, crtc)
+        // No modeset yet: the first picture sets the mode, so a start inside the schedule's off hours never lights
+        // the panel.
+        for _ in 0..<bufferCount {
+            do {
+                buffers.append(try makeBuffer())
+            } catch {
+                freeBuffers()
+                throw error
+            }
+        }
+    }
+
+    deinit { close(flipInFlight: false) }
+
+    private func makeBuffer() throws(PlayError) -> Buffer {
+        var handle: UInt32 = 0
+        var pitch: UInt32 = 0
+        var bytes: UInt64 = 0
+        let fd = device.descriptor
+        guard vitrine_drm_create_dumb(fd, UInt32(size.width), UInt32(size.height), &handle, &pitch, &bytes) == 0 else {
+            throw PlayError("\(RuntimeError.last("create a \(size) dumb buffer", path: device.path))")
+        }
+        var offset: UInt64 = 0
+        guard vitrine_drm_map_dumb(fd, handle, &offset) == 0,
+            let pixels = vitrine_mmap_shared(fd, Int(bytes), offset)
+        else {
+            let failure = RuntimeError.last("map a dumb buffer", path: device.path)
+            _ = vitrine_drm_destroy_dumb(fd, handle)
+            throw PlayError("\(failure)")
+        }
+        var framebuffer: UInt32 = 0
+        var handles: (UInt32, UInt32, UInt32, UInt32) = (handle, 0, 0, 0)
+        var pitches: (UInt32, UInt32, UInt32, UInt32) = (pitch, 0, 0, 0)
+        var offsets: (UInt32, UInt32, UInt32, UInt32) = (0, 0, 0, 0)
+        let added = withUnsafePointer(to: &handles.0) { handlesPointer in
+            withUnsafePointer(to: &pitches.0) { pitchesPointer in
+                withUnsafePointer(to: &offsets.0) { offsetsPointer in
+                    drmModeAddFB2(
+                        fd, UInt32(size.width), UInt32(size.height), VITRINE_DRM_FORMAT_XRGB8888, handlesPointer,
+                        pitchesPointer, offsetsPointer, &framebuffer, 0)
+                }
+            }
+        }
+        guard added == 0 else {
+            let failure = RuntimeError.last("add an XRGB8888 framebuffer", path: device.path)
+            munmap(pixels, Int(bytes))
+            _ = vitrine_drm_destroy_dumb(fd, handle)
+            throw PlayError("\(failure)")
+        }
+        memset(pixels, 0, Int(bytes))
+        return Buffer(handle: handle, pitch: Int(pitch), bytes: Int(bytes), framebuffer: framebuffer, pixels: pixels)
+    }
+
+    public func paint(_ content: DisplayContent, buffer: Int, front: Int) {
+        _ = content.paint(
+            into: buffers[buffer].pixels, pitch: buffers[buffer].pitch, size: size,
+            front: UnsafeRawPointer(buffers[front].pixels))
+    }
+
+    public func flip(buffer: Int, serial: UInt64) -> DisplayMachine<DisplayContent>.Refusal? {
+        guard vitrine_drm_page_flip(device.descriptor, crtc, buffers[buffer].framebuffer, serial) != 0 else {
+            return nil
+        }
+        switch errno {
+        case EBUSY: return .busy
+        case EINVAL: return .invalid
+        case EACCES, EPERM: return .denied
+        default: return .other(String(cString: strerror(errno)))
+        }
+    }
+
+    public func modeset(buffer: Int) -> Bool {
+        var connectorID = connector.id
+        var raw = mode.raw
+        if drmModeSetCrtc(device.descriptor, crtc, buffers[buffer].framebuffer, 0, 0, &connectorID, 1, &raw) != 0,
+            !saidModesetFailure
+        {
+            saidModesetFailure = true
+            log(.warning, "\(RuntimeError.last("set mode \(mode) on \(connector.name)", path: device.path))")
+        }
+        return true
+    }
+
+    /// Off: DPMS off when the connector has the property, else the CRTC is disabled. On: DPMS on (after the
+    /// machine's modeset, which an off CRTC needs anyway).
+    public func setPower(_ on: Bool) {
+        let fd = device.descriptor
+        if let dpms = connector.dpmsProperty, drmModeConnectorSetProperty(fd, connector.id, dpms, on ? 0 : 3) == 0 {
+            return
+        }
+        if !on { _ = drmModeSetCrtc(fd, crtc, 0, 0, 0, nil, 0, nil) }
+    }
+
+    public func readCompletions() -> [(serial: UInt64, sequence: UInt32, time: Double)] {
+        var serials = [UInt64](repeating: 0, count: 8)
+        var sequences = [UInt32](repeating: 0, count: 8)
+        var times = [Double](repeating: 0, count: 8)
+        let count = vitrine_drm_read_flips(device.descriptor, &serials, &sequences, &times, 8)
+        guard count > 0 else { return [] }
+        // A driver that stamps no time (0) is taken to have completed the flip now.
+        let now = MonotonicClock.seconds()
+        return (0..<Int(count)).map { (serials[$0], sequences[$0], times[$0] > 0 ? min(times[$0], now) : now) }
+    }
+
+    /// Gives DRM master up (the VT is being switched away).
+    public func dropMaster() { device.dropMaster() }
+
+    public func takeMaster() -> Bool {
+        do {
+            try device.becomeMaster()
+            return true
+        } catch {
+            log(.warning, "\(error)")
+            return false
+        }
+    }
+
+    /// The connector as the card reports it now (after a hotplug).
+    public func probeConnector() -> DRMConnector? {
+        device.connectors().first { $0.id == connector.id }
+    }
+
+    /// Another mode of the same size (a replug at another refresh rate): used from the next modeset on.
+    public func use(_ newMode: DRMMode) {
+        precondition(newMode.size == size, "a mode of another size needs new buffers")
+        mode = newMode
+    }
+
+    /// Buffers for `pendingMode` (the connector came back at another resolution), charged to the budget first. The
+    /// machine asks only with no flip in flight.
+    public func rebuildBuffers() -> Bool {
+        guard let newMode = pendingMode else { return !buffers.isEmpty }
+        pendingMode = nil
+        freeBuffers()
+        charge = nil
+        size = newMode.size
+        mode = newMode
+        do {
+            charge = try budget.charge(
+                (size.xrgbByteCount ?? Int.max / 4) * bufferCount,
+                for: "\(bufferCount) \(size) scanout buffers on \(connector.name)")
+            for _ in 0..<bufferCount { buffers.append(try makeBuffer()) }
+            return true
+        } catch {
+            log(.error, "cannot drive \(connector.name) at \(newMode): \(error)")
+            freeBuffers()
+            charge = nil
+            return false
+        }
+    }
+
+    /// Waits for a flip in flight, puts back the CRTC that was there before, then frees framebuffers and buffers in
+    /// reverse order and gives up DRM master.
+    public func close(flipInFlight: Bool) {
+        guard !closed else { return }
+        closed = true
+        if flipInFlight {
+            var waitFor = pollfd(fd: device.descriptor, events: Int16(POLLIN), revents: 0)
+            let timeout = Int32(DisplayMachine<DisplayContent>.flipTimeout * 1000)
+            if poll(&waitFor, 1, timeout) > 0 { _ = readCompletions() }
+        }
+        if let saved {
+            var connectorID = connector.id
+            if saved.pointee.mode_valid != 0 {
+                var mode = saved.pointee.mode
+                _ = drmModeSetCrtc(
+                    device.descriptor, saved.pointee.crtc_id, saved.pointee.buffer_id, saved.pointee.x, saved.pointee.y,
+                    &connectorID, 1, &mode)
+            } else {
+                _ = drmModeSetCrtc(device.descriptor, saved.pointee.crtc_id, 0, 0, 0, nil, 0, nil)
+            }
+            drmModeFreeCrtc(saved)
+        }
+        freeBuffers()
+        device.dropMaster()
+        device.close()
+    }
+
+    private func freeBuffers() {
+        for buffer in buffers.reversed() {
+            _ = drmModeRmFB(device.descriptor, buffer.framebuffer)
+            munmap(buffer.pixels, buffer.bytes)
+            _ = vitrine_drm_destroy_dumb(device.descriptor, buffer.handle)
+        }
+        buffers = []
+    }
+}

@@ -1,0 +1,178 @@
+import VitrineCore
+import VitrinePlatform
+
+/// The display state machine wired to the screen that executes its actions, with the timer it asks for (flip
+/// watchdog, busy retries). What the player must hear of (content done, a picture back, a redraw, the seat given
+/// up) is queued as outputs and taken by the event loop after each event, so nothing re-enters the player while
+/// it is in the middle of its own actions.
+public final class DisplayController {
+    public enum Output {
+        /// The content's request is done; `visible` when it is on the glass now (false: taken while the screen is
+        /// dark, or replaced before it was shown).
+        case completed(DisplayContent, visible: Bool, at: Double)
+        /// The screen is lit again; with content when that content was painted for the return.
+        case reappeared(DisplayContent?)
+        /// The buffers are new or the picture in them was lost: the slide must be painted again.
+        case redraw
+        /// DRM master is given up: the VT switch may go ahead.
+        case seatReleased
+    }
+
+    public let executor: any DisplayExecutor
+    private var machine: DisplayMachine<DisplayContent>
+    private let timer: MonotonicTimer
+    private let log: EventLog
+    private var outputs: [Output] = []
+    /// What the buffer on screen shows (overlays aside), for the headless display's snapshots of a return.
+    private var frontShown: ShownContent?
+    /// Flips and modesets asked of the kernel since start (`vitrine ctl status`, the VM tests).
+    public private(set) var flips = 0
+    public private(set) var modesets = 0
+    /// The vblank sequence number of the last completed flip, where the driver counts vblanks.
+    public private(set) var lastSequence: UInt32?
+    /// While a flip completion is handled: the time of its vblank.
+    private var glassTime: Double?
+    /// Paints into every picture as it is painted (not into overlays, which start from a picture that has it).
+    public var decorate: ((UnsafeMutablePointer<UInt32>, Size, Int) -> Void)?
+    /// Which picture each buffer holds and where overlays changed it, so an overlay copies only those places.
+    private var damage: BufferDamage
+    /// Bytes copied from the screen's buffer for overlays since start, and overlays painted (the benchmark).
+    public private(set) var overlayCopy = (bytes: 0, overlays: 0)
+
+    public init(executor: any DisplayExecutor, log: EventLog) throws(RuntimeError) {
+        self.executor = executor
+        self.log = log
+        machine = DisplayMachine(bufferCount: executor.bufferCount)
+        damage = BufferDamage(bufferCount: executor.bufferCount)
+        timer = try MonotonicTimer()
+    }
+
+    public var eventDescriptors: [Int32] { executor.eventDescriptors + [timer.descriptor] }
+    public var size: Size { executor.size }
+    public var snapshots: SnapshotWriter? { executor.snapshots }
+    /// The power asked for (what `status` and the metrics report).
+    public var isPoweredOn: Bool { machine.wantsPower }
+    /// Our pictures are on the glass: on, the VT ours, connected, with buffers.
+    public var isLit: Bool { machine.isLit }
+    /// A flip is in flight or content waits for one.
+    public var isBusy: Bool { machine.isBusy }
+    /// With a third buffer: a flip is in flight and the next picture can be painted meanwhile.
+    public var canPrepare: Bool { machine.canPrepare }
+    /// Whether a crossfade can be shown now: lit, two buffers, flips completing.
+    public var canFade: Bool { machine.isLit && machine.blendsCleanly && executor.blendsCleanly }
+    /// Whether this screen can change a picture in steps without tearing at all (two buffers flipped on vblank).
+    public var blendsCleanly: Bool { executor.blendsCleanly }
+
+    public func show(_ content: DisplayContent, now: Double = MonotonicClock.seconds()) {
+        send(.show(content, overlay: content.isOverlay, now: now), now: now)
+    }
+
+    public func setPower(_ on: Bool, now: Double = MonotonicClock.seconds()) {
+        send(.power(on: on, now: now), now: now)
+    }
+    public func releaseSeat(now: Double) { send(.seatReleaseRequested(now: now), now: now) }
+    public func returnSeat(now: Double) { send(.seatReturned(now: now), now: now) }
+    public func unplugged(now: Double) { send(.unplugged(now: now), now: now) }
+    public func plugged(sameMode: Bool, now: Double) { send(.plugged(sameMode: sameMode, now: now), now: now) }
+    public func woke(now: Double) { send(.woke(now: now), now: now) }
+
+    /// Reads flip completions and the timer when one of `eventDescriptors` was readable.
+    public func handleReadable(now: Double) {
+        for completion in executor.readCompletions() {
+            lastSequence = completion.sequence
+            // What this flip put on the glass got there at its vblank, which may be a while before now.
+            glassTime = completion.time
+            send(.flipCompleted(serial: completion.serial, now: now), now: now)
+            glassTime = nil
+        }
+        if timer.acknowledge() { send(.timerFired(now: now), now: now) }
+    }
+
+    /// What happened since the last call, in order.
+    public func takeOutputs() -> [Output] {
+        defer { outputs = [] }
+        return outputs
+    }
+
+    public func close() { executor.close(flipInFlight: machine.flipInFlight) }
+
+    private func send(_ event: DisplayMachine<DisplayContent>.Event, now: Double) {
+        for action in machine.handle(event) { execute(action, now: now) }
+    }
+
+    private func execute(_ action: DisplayMachine<DisplayContent>.Action, now: Double) {
+        switch action {
+        case .paint(let content, let buffer, let front):
+            var picture = content
+            if !content.fits(executor.size) {
+                // A frame decoded for the mode before a replug: black until the slide is made again.
+                log(.warning, "\(executor.name): a picture made for another size was dropped")
+                picture = .background(.black)
+            }
+            guard case .overlay(_, let draw) = picture else {
+                if let decorate { picture = .decorated(picture, decorate) }
+                executor.paint(picture, buffer: buffer, front: front)
+                damage.picturePainted(into: buffer)
+                return
+            }
+            let rects = buffer == front ? [] : damage.rectsToCopy(into: buffer, from: front)
+            var touched: [Placement.Rect] = []
+            executor.paint(
+                .overlay(copying: rects) { pixels, size, stride in
+                    touched = draw(pixels, size, stride)
+                    return touched
+                }, buffer: buffer, front: front)
+            damage.overlayPainted(into: buffer, from: front, touched: touched)
+            overlayCopy.overlays += 1
+            overlayCopy.bytes +=
+                rects.map { $0.reduce(0) { $0 + $1.width * $1.height * 4 } } ?? executor.size.pixelCount * 4
+        case .flip(let buffer, let serial):
+            flips += 1
+            if let refusal = executor.flip(buffer: buffer, serial: serial) {
+                send(.flipRefused(refusal, now: now), now: now)
+            }
+        case .modeset(let buffer):
+            modesets += 1
+            if !executor.modeset(buffer: buffer) {
+                damage.forget()
+                outputs.append(.redraw)
+            }
+        case .powerOn:
+            executor.setPower(true)
+        case .powerOff:
+            // fbdev without a blank paints its buffers black.
+            damage.forget()
+            executor.setPower(false)
+        case .armTimer(let at):
+            timer.arm(at: at)
+        case .disarmTimer:
+            timer.disarm()
+        case .dropMaster:
+            executor.dropMaster()
+            outputs.append(.seatReleased)
+        case .takeMaster:
+            // A console may have drawn into the buffers meanwhile (fbdev).
+            damage.forget()
+            send(.masterTaken(executor.takeMaster(), now: now), now: now)
+        case .rebuildBuffers:
+            damage = BufferDamage(bufferCount: executor.bufferCount)
+            send(.rebuilt(executor.rebuildBuffers(), now: now), now: now)
+        case .completed(let content, let visible):
+            if visible {
+                if !content.isOverlay { frontShown = content.shown }
+                executor.didShow(content.shown, buffer: machine.front, now: now)
+            }
+            outputs.append(.completed(content, visible: visible, at: visible ? glassTime ?? now : now))
+        case .reappeared(let content):
+            if let content, !content.isOverlay { frontShown = content.shown }
+            executor.didShow(frontShown, buffer: machine.front, now: now)
+            outputs.append(.reappeared(content))
+        case .redraw:
+            outputs.append(.redraw)
+        case .log(let line):
+            log("\(executor.name): \(line)")
+        case .warn(let line):
+            log(.warning, "\(executor.name): \(line)")
+        }
+    }
+}

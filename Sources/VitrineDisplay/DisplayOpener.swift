@@ -1,0 +1,221 @@
+import CLinux
+import VitrineCore
+import VitrinePlatform
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// Finds the screen to play on and its device profile: a DRM card (waiting, asleep, for a screen to be plugged in
+/// when the cards are there but nothing is connected), else fbdev, else the headless display. DRM work here only
+/// probes and takes master; buffers come later, once the budget is known.
+package enum DisplayOpener {
+    package struct OpenedDisplay {
+        package var profile: DeviceProfile
+        package var description: String
+        package var device: DRMDevice?
+        package var connector: DRMConnector?
+        package var mode: DRMMode?
+        package var fbdev: FbdevDisplay?
+    }
+
+    static func openFbdev(path: String?, table: DeviceTable) throws(PlayError) -> OpenedDisplay {
+        let path = path ?? "/dev/fb0"
+        let fbdev = try FbdevDisplay(path: path)
+        let panel = PanelDescription(mode: fbdev.size)
+        // fbdev cannot change the mode, so a profile composing below the native size does not apply.
+        let matched = table.profile(for: panel)
+        let profile = matched.scanout == fbdev.size ? matched : table.derivedProfile(for: panel, atNativeSize: true)
+        let kind = fbdev.doubleBuffered ? "double-buffered by panning" : "one buffer"
+        return OpenedDisplay(profile: profile, description: "\(path) at \(fbdev.size) (fbdev, \(kind))", fbdev: fbdev)
+    }
+
+    /// Finds the screen and its profile. DRM work here only probes (and takes master); buffers come later, once
+    /// the budget is known.
+    package static func open(
+        _ configuration: PlayConfiguration, log: EventLog, notifier: ServiceNotifier?, signals: SignalSource
+    )
+        throws(PlayError)
+        -> OpenedDisplay
+    {
+        let table = configuration.deviceTable
+        let settings = configuration.settings
+        func headless(_ size: Size) -> OpenedDisplay {
+            let profile = table.profile(for: PanelDescription(mode: size))
+            return OpenedDisplay(profile: profile, description: "a headless \(profile.scanout) panel")
+        }
+        switch configuration.display {
+        case .headless(let size):
+            return headless(size)
+        case .drm(let path):
+            return try openDRMWaiting(
+                path: path ?? settings.display.device, settings: settings, table: table, log: log, notifier: notifier,
+                signals: signals)
+        case .fbdev(let path):
+            return try openFbdev(path: path, table: table)
+        case .auto:
+            let drmProblem: PlayError
+            do {
+                return try openDRMWaiting(
+                    path: settings.display.device, settings: settings, table: table, log: log, notifier: notifier,
+                    signals: signals)
+            } catch {
+                drmProblem = error
+            }
+            if FileBytes.exists("/dev/fb0") {
+                do {
+                    let opened = try openFbdev(path: nil, table: table)
+                    log(.warning, "no DRM screen (\(drmProblem)); using \(opened.description)")
+                    return opened
+                } catch {
+                    log(.warning, "no fbdev screen either: \(error)")
+                }
+            }
+            let size = settings.display.headlessSize
+            log(
+                .warning,
+                "no DRM screen (\(drmProblem)); using the headless display at \(size): frames stay in memory"
+                    + (configuration.snapshots.map { " and go to \($0)/" } ?? " (--snapshots DIR writes them)"))
+            return headless(size)
+        }
+    }
+
+    static func openDRM(path: String?, settings: Settings, table: DeviceTable, log: EventLog) throws(PlayError)
+        -> OpenedDisplay
+    {
+        let candidates = path.map { [$0] } ?? DRMDevice.cardPaths()
+        guard !candidates.isEmpty else { throw PlayError("no DRM device in /dev/dri") }
+        var problems: [String] = []
+        var unplugged = 0
+        var renderOnly = 0
+        for candidate in candidates {
+            let device: DRMDevice
+            do {
+                device = try DRMDevice(path: candidate)
+            } catch {
+                problems.append("\(error)")
+                continue
+            }
+            // A card that cannot drive a screen (v3d next to vc4 on a Pi 4/5, vgem) has no say in whether a screen
+            // is connected.
+            guard device.hasModesetting else {
+                renderOnly += 1
+                problems.append("\(candidate) (\(device.driver)): no display outputs")
+                continue
+            }
+            guard device.supportsDumbBuffers else {
+                renderOnly += 1
+                problems.append("\(candidate) (\(device.driver)): no dumb buffers")
+                continue
+            }
+            guard let connector = DRMDevice.choose(device.connectors(), named: settings.display.connector) else {
+                unplugged += 1
+                problems.append(
+                    "\(candidate): "
+                        + (settings.display.connector.map { "no connected connector named \($0)" }
+                            ?? "nothing connected"))
+                continue
+            }
+            do {
+                try device.becomeMaster()
+            } catch {
+                problems.append("\(error)")
+                continue
+            }
+            guard let (chosen, profile) = chooseMode(for: connector, settings: settings, table: table, log: log) else {
+                continue
+            }
+            let name = connector.edid?.monitorName.map { " (\($0))" } ?? ""
+            return OpenedDisplay(
+                profile: profile, description: "\(candidate) \(device.driver) \(connector.name)\(name) at \(chosen)",
+                device: device, connector: connector, mode: chosen)
+        }
+        throw PlayError(
+            problems.joined(separator: "; "),
+            nothingConnected: unplugged > 0 && unplugged + renderOnly == problems.count)
+    }
+
+    /// The mode to drive a connector at and its profile: `display.mode` when the connector offers it, else the
+    /// preferred one; a profile that composes below that size (4K at 1080p) asks for its smaller mode.
+    package static func chooseMode(for connector: DRMConnector, settings: Settings, table: DeviceTable, log: EventLog)
+        -> (mode: DRMMode, profile: DeviceProfile)?
+    {
+        var mode = connector.preferredMode
+        if let wanted = settings.display.mode {
+            let parts = wanted.split(separator: "@")
+            let size = Size(parsing: parts[0])
+            let refresh = parts.count > 1 ? Double(parts[1]).map { Int($0.rounded()) } : nil
+            if let match = connector.modes.first(where: {
+                $0.size == size && (refresh == nil || $0.refresh == refresh)
+            }) {
+                mode = match
+            } else {
+                log("\(connector.name) offers no mode \(wanted); using \(mode.map(\.description) ?? "none")")
+            }
+        }
+        guard var chosen = mode else { return nil }
+        var profile = table.profile(for: connector.panel(mode: chosen))
+        if profile.scanout != chosen.size {
+            if let smaller = connector.modes.first(where: { $0.size == profile.scanout }) {
+                chosen = smaller
+            } else {
+                log(
+                    "\(connector.name) has no \(profile.scanout) mode for profile \(profile.id); composing at \(chosen.size)"
+                )
+                profile = table.derivedProfile(
+                    for: PanelDescription(connector: connector.name, mode: chosen.size), atNativeSize: true)
+            }
+        }
+        return (chosen, profile)
+    }
+
+    /// Like `openDRM`, but when the cards are there and no screen is connected yet (a kiosk that boots before its
+    /// TV is on), waits for a hotplug event, blocked in poll(2), and tries again.
+    static func openDRMWaiting(
+        path: String?, settings: Settings, table: DeviceTable, log: EventLog, notifier: ServiceNotifier?,
+        signals: SignalSource
+    ) throws(PlayError) -> OpenedDisplay {
+        // Made before the first look, so a screen plugged in meanwhile is not missed.
+        let monitor = try? HotplugMonitor()
+        var announced = false
+        while true {
+            do {
+                return try openDRM(path: path, settings: settings, table: table, log: log)
+            } catch {
+                guard error.nothingConnected, let monitor else { throw error }
+                if !announced {
+                    log(.notice, "no screen is connected (\(error)); waiting for one to be plugged in")
+                    // Waiting for a screen is the service working as meant, not a start that hangs.
+                    notifier?.send("READY=1\nSTATUS=waiting for a screen to be plugged in")
+                    announced = true
+                }
+                var ready = [
+                    pollfd(fd: monitor.descriptor, events: Int16(POLLIN), revents: 0),
+                    pollfd(fd: signals.descriptor, events: Int16(POLLIN), revents: 0),
+                ]
+                let timeout = notifier?.watchdogInterval.map { Int32(min($0 * 1000, 3_600_000)) } ?? -1
+                if poll(&ready, 2, timeout) == 0 {
+                    notifier?.send("WATCHDOG=1")
+                    continue
+                }
+                if ready[1].revents != 0 {
+                    for signal in signals.take() {
+                        switch signal {
+                        case SIGTERM, SIGINT:
+                            notifier?.send("STOPPING=1")
+                            throw PlayError("stopping (signal \(signal)) while waiting for a screen", stopped: true)
+                        case SIGHUP:
+                            // The config is read again when the player starts for real; nothing is on screen yet.
+                            log("SIGHUP while waiting for a screen: the settings as started apply")
+                        default:
+                            break
+                        }
+                    }
+                }
+                if ready[0].revents != 0 { _ = monitor.takeChanges() }
+            }
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import VitrineCore
+import VitrineImage
+import VitrinePlatform
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// What was put on screen, for `presented.jsonl` and `--stats`.
+public struct PresentRecord: Sendable {
+    public var category: String
+    public var slide: String
+    public var file: String?
+    public var decodeMilliseconds: Double?
+
+    public init(category: String, slide: String, file: String?, decodeMilliseconds: Double?) {
+        self.category = category
+        self.slide = slide
+        self.file = file
+        self.decodeMilliseconds = decodeMilliseconds
+    }
+}
+
+/// Writes each presented frame as `DIR/NNNNNN.ppm` and appends a JSON line to `DIR/presented.jsonl`; text
+/// painted over the picture on screen (a banner, the clock's minute) goes to `DIR/overlay-NNNNNN.ppm` and
+/// `DIR/overlays.jsonl`, numbered on their own so the slides' numbers stay the slides'.
+public final class SnapshotWriter {
+    public let directory: String
+    private var sequence = 0
+    private var overlaySequence = 0
+    private let started: Double
+
+    public init(directory: String, started: Double) throws(RuntimeError) {
+        self.directory = directory
+        self.started = started
+        do {
+            try FileBytes.createDirectories(directory)
+        } catch {
+            throw RuntimeError("create the snapshot folder", path: error.path, errno: error.errno)
+        }
+    }
+
+    /// `fadeWeight` marks a crossfade step (the incoming slide's share of 256); such lines carry `"fade"`, its
+    /// share from 0 to 1.
+    public func write(_ frame: Frame, record: PresentRecord?, now: Double, fadeWeight: Int? = nil) {
+        sequence += 1
+        let name = String(sequence).leftPadded(to: 6)
+        do {
+            try FrameWriter.write(frame, to: "\(directory)/\(name).ppm", format: .ppm)
+        } catch {
+            return
+        }
+        var fields: [String] = ["\"seq\":\(sequence)"]
+        if let record {
+            fields.append("\"category\":\(JSONText.quote(record.category))")
+            fields.append("\"slide\":\(JSONText.quote(record.slide))")
+            fields.append("\"file\":\(record.file.map(JSONText.quote) ?? "null")")
+            fields.append("\"decode_ms\":\(record.decodeMilliseconds.map { JSONText.number($0) } ?? "null")")
+        } else {
+            fields.append("\"category\":null,\"slide\":null,\"file\":null,\"decode_ms\":null")
+        }
+        if let fadeWeight { fields.append("\"fade\":\(JSONText.number(Double(fadeWeight) / 256))") }
+        fields.append("\"t\":\(JSONText.number(now - started))")
+        append("{" + fields.joined(separator: ",") + "}\n", to: "\(directory)/presented.jsonl")
+    }
+
+    /// Text painted over the picture on screen: the whole screen as it is now, and a line naming the picture it
+    /// was painted over (`after`, that picture's `seq`).
+    public func writeOverlay(_ frame: Frame, now: Double) {
+        overlaySequence += 1
+        do {
+            try FrameWriter.write(
+                frame, to: "\(directory)/overlay-\(String(overlaySequence).leftPadded(to: 6)).ppm", format: .ppm)
+        } catch {
+            return
+        }
+        append(
+            "{\"seq\":\(overlaySequence),\"after\":\(sequence),\"t\":\(JSONText.number(now - started))}\n",
+            to: "\(directory)/overlays.jsonl")
+    }
+
+    private func append(_ line: String, to path: String) {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { return }
+        defer { close(descriptor) }
+        var bytes = Array(line.utf8)
+        _ = Glibc.write(descriptor, &bytes, bytes.count)
+    }
+}

@@ -1,0 +1,65 @@
+import VitrineCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// Writes a new file through a 64 KiB buffer and renames it into place when finished, so a reader never sees half
+/// a file and a large file is never held whole. A write that fails is remembered and reported by `finish`.
+package final class BufferedWriter {
+    let path: String
+    private var descriptor: Int32
+    private var buffer: [UInt8] = []
+    private var failure: FileError?
+    static let chunk = 64 << 10
+
+    package init(path: String) throws(FileError) {
+        self.path = path
+        descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw FileError(path: path, operation: "create", errno: errno) }
+        buffer.reserveCapacity(Self.chunk)
+    }
+
+    deinit {
+        if descriptor >= 0 {
+            close(descriptor)
+            unlink(path)
+        }
+    }
+
+    package func append(_ bytes: ArraySlice<UInt8>) {
+        buffer.append(contentsOf: bytes)
+        if buffer.count >= Self.chunk { flush() }
+    }
+
+    private func flush() {
+        var written = 0
+        while written < buffer.count, failure == nil {
+            let count = buffer.withUnsafeBytes { raw in
+                write(descriptor, raw.baseAddress.map { $0 + written }, buffer.count - written)
+            }
+            if count < 0 {
+                if errno == EINTR { continue }
+                failure = FileError(path: path, operation: "write", errno: errno)
+            } else {
+                written += count
+            }
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Flushes, closes and renames the file to `destination`; the error when any step failed (the new file is
+    /// then removed and `destination` left as it was).
+    package func finish(renamingTo destination: String) -> FileError? {
+        flush()
+        if close(descriptor) != 0, failure == nil { failure = FileError(path: path, operation: "write", errno: errno) }
+        descriptor = -1
+        if failure == nil, rename(path, destination) != 0 {
+            failure = FileError(path: destination, operation: "rename into place", errno: errno)
+        }
+        if failure != nil { unlink(path) }
+        return failure
+    }
+}

@@ -1,0 +1,42 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// A plain POSIX thread, joined explicitly or when released. Dispatch's pool may leave work queued behind a
+/// blocked caller on a one-core board, which deadlocks a producer/consumer pair; a real thread cannot. The body is
+/// `@Sendable`: Swift checks everything it takes to the new thread.
+public final class JoinableThread {
+    private final class Work {
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    }
+
+    private let thread: pthread_t
+    private var joined = false
+
+    /// Starts `body` on a new thread. Fails only when the system is out of threads or memory, which leaves a
+    /// photo frame nothing better to do than stop.
+    public init(_ body: @escaping @Sendable () -> Void) {
+        let context = Unmanaged.passRetained(Work(body)).toOpaque()
+        var thread = pthread_t()
+        let status = pthread_create(
+            &thread, nil,
+            { raw in
+                guard let raw else { return nil }
+                Unmanaged<Work>.fromOpaque(raw).takeRetainedValue().body()
+                return nil
+            }, context)
+        precondition(status == 0, "pthread_create failed with \(status)")
+        self.thread = thread
+    }
+
+    public func join() {
+        guard !joined else { return }
+        pthread_join(thread, nil)
+        joined = true
+    }
+
+    deinit { join() }
+}

@@ -1,0 +1,93 @@
+import CLinux
+import Testing
+import VitrineCore
+import VitrineImage
+import VitrinePlatform
+import VitrineTestSupport
+
+@testable import VitrineLibrary
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+@Suite struct RenditionMakerTests {
+    static let profile = DeviceProfile(
+        id: "test", name: "Test", connectors: [], mode: Size(width: 320, height: 200), edidName: nil,
+        compose: Size(width: 320, height: 200), rotation: .none, rendition: Size(width: 320, height: 200),
+        fit: .contain, memoryBudgetMiB: 8, note: nil)
+
+    /// Waits for the maker's wakeup (with a deadline), then takes its outcomes.
+    static func outcomes(of maker: RenditionMaker, wakeup: Wakeup, within seconds: Int32) -> [RenditionMaker.Outcome] {
+        var descriptor = pollfd(fd: wakeup.descriptor, events: Int16(POLLIN), revents: 0)
+        guard poll(&descriptor, 1, seconds * 1000) == 1 else { return [] }
+        wakeup.drain()
+        return maker.takeOutcomes()
+    }
+
+    /// A photo waits while the board has no room for twice its need and the margin; once it has, the rendition
+    /// this profile reads is written beside it, upright and at the size the plan gives, and the original is
+    /// untouched. A photo is tried once per run.
+    @Test func aRenditionIsMadeOnlyWhenTheBoardHasRoom() throws {
+        let folder = try TemporaryFolder()
+        let size = Size(width: 1600, height: 1000)
+        let original = try folder.write(
+            "Trip/big.jpg",
+            try JPEGFixture.encode(rgb: JPEGFixture.solid(JPEGFixture.blue, size: size), size: size, progressive: true))
+        let before = try FileBytes.read(original)
+        let need = 10 << 20
+        let available = Locked(need)
+        let asked = Locked(0)
+        let wakeup = try Wakeup()
+        let maker = RenditionMaker(
+            libraryRoot: folder.path, cacheRoot: "\(folder.path)/cache", profile: Self.profile, fit: nil,
+            maxMegapixels: 50, wakeup: wakeup, retrySeconds: 0.02,
+            availableBytes: {
+                asked.withLock { $0 += 1 }
+                return available.withLock { $0 }
+            })
+        maker.start()
+        defer { maker.stop() }
+        #expect(maker.submit(RenditionMaker.Job(original: original, need: need)))
+        #expect(!maker.submit(RenditionMaker.Job(original: original, need: need)))
+        // Looked at several times and still waiting: no room, no file.
+        for _ in 0..<500 where asked.withLock({ $0 }) < 5 { usleep(10_000) }
+        #expect(asked.withLock { $0 } >= 5)
+        #expect(maker.waiting == 1)
+        #expect(!FileBytes.exists("\(folder.path)/cache/Trip/big@320x200.jpg"))
+
+        available.withLock { $0 = 2 * need + RenditionMaker.margin }
+        let outcomes = Self.outcomes(of: maker, wakeup: wakeup, within: 30)
+        let outcome = try #require(outcomes.first)
+        #expect(try outcome.result.get() == "\(folder.path)/cache/Trip/big@320x200.jpg")
+        let header = try FrameRenderer(budget: MemoryBudget(limit: 64 << 20)).header(
+            of: "\(folder.path)/cache/Trip/big@320x200.jpg")
+        #expect(header.size == Size(width: 320, height: 200))
+        #expect(header.jpeg?.process == .baseline)
+        // The library is never written: the original is as it was and nothing joined it.
+        #expect(try FileBytes.read(original) == before)
+        #expect(try Folder.entryNames(in: "\(folder.path)/Trip") == ["big.jpg"])
+        #expect(maker.waiting == 0)
+    }
+
+    /// A photo that cannot be read is reported, and the maker goes on.
+    @Test func aPhotoThatCannotBeReadIsReported() throws {
+        let folder = try TemporaryFolder()
+        let broken = try folder.write("Trip/broken.jpg", [0xFF, 0xD8, 0xFF])
+        let wakeup = try Wakeup()
+        let maker = RenditionMaker(
+            libraryRoot: folder.path, cacheRoot: "\(folder.path)/cache", profile: Self.profile, fit: nil,
+            maxMegapixels: 50, wakeup: wakeup, availableBytes: { 1 << 40 })
+        maker.start()
+        defer { maker.stop() }
+        maker.submit(RenditionMaker.Job(original: broken, need: 1 << 20))
+        let outcome = try #require(Self.outcomes(of: maker, wakeup: wakeup, within: 30).first)
+        guard case .failure(let error) = outcome.result else {
+            Issue.record("expected a failure, got \(outcome.result)")
+            return
+        }
+        #expect(error.file == broken)
+    }
+}

@@ -1,0 +1,53 @@
+import Testing
+import VitrineCore
+
+@testable import VitrineLinks
+
+struct MetricsWriterTests {
+    @Test func metricsAreValidTextFormatWithACumulativeHistogram() throws {
+        var figures = MetricsWriter.Figures()
+        figures.slidesShown = 12
+        figures.filesSkipped = 1
+        for seconds in [0.004, 0.02, 0.02, 0.3, 12.0] { figures.recordDecode(seconds: seconds) }
+        figures.pauseReasons = [.user]
+        figures.screenOn = false
+        figures.mqttConnected = true
+        figures.mqttReconnects = 3
+        figures.cecTV = "standby"
+        let text = MetricsWriter.render(figures)
+        let samples = text.split(separator: "\n").filter { !$0.hasPrefix("#") }
+        func value(_ name: String) -> String? {
+            samples.first { $0.hasPrefix(name + " ") }.map { String($0.dropFirst(name.count + 1)) }
+        }
+        #expect(value("vitrine_slides_shown_total") == "12")
+        #expect(value("vitrine_decode_seconds_bucket{le=\"0.010\"}") == "1")
+        #expect(value("vitrine_decode_seconds_bucket{le=\"0.025\"}") == "3")
+        #expect(value("vitrine_decode_seconds_bucket{le=\"0.500\"}") == "4")
+        #expect(value("vitrine_decode_seconds_bucket{le=\"10.000\"}") == "4")
+        #expect(value("vitrine_decode_seconds_bucket{le=\"+Inf\"}") == "5")
+        #expect(value("vitrine_decode_seconds_count") == "5")
+        #expect(value("vitrine_decode_seconds_sum") == "12.344")
+        #expect(value("vitrine_paused") == "1")
+        #expect(value("vitrine_pause_reason{reason=\"user\"}") == "1")
+        #expect(value("vitrine_pause_reason{reason=\"loading\"}") == "0")
+        #expect(value("vitrine_screen_on") == "0")
+        #expect(value("vitrine_mqtt_connected") == "1")
+        #expect(value("vitrine_mqtt_reconnects_total") == "3")
+        #expect(value("vitrine_cec_tv_power{state=\"standby\"}") == "1")
+        #expect(value("vitrine_cec_tv_power{state=\"on\"}") == "0")
+        #expect(value("vitrine_cec_active_source") == "0")
+        #expect(!MetricsWriter.render(MetricsWriter.Figures()).contains("vitrine_cec"), "no CEC, no CEC metrics")
+        // Every sample belongs to a metric declared with HELP and TYPE just before it.
+        var declared: Set<String> = []
+        for line in text.split(separator: "\n") {
+            if line.hasPrefix("# TYPE ") { declared.insert(String(line.split(separator: " ")[2])) }
+            if line.hasPrefix("#") { continue }
+            let name = String(line.prefix { $0 != "{" && $0 != " " })
+            let family = ["_bucket", "_sum", "_count"].reduce(name) { name, suffix in
+                name.hasSuffix(suffix) && name.hasPrefix("vitrine_decode_seconds")
+                    ? String(name.dropLast(suffix.count)) : name
+            }
+            #expect(declared.contains(family), "\(line)")
+        }
+    }
+}

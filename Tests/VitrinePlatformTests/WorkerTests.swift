@@ -1,0 +1,142 @@
+import Synchronization
+import Testing
+import VitrineTestSupport
+
+@testable import VitrinePlatform
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// The one worker type on a real thread and a real eventfd: order, a full queue, the newest only, cancellation by
+/// generation (the running job told, its result dropped) and a stop that releases what queued jobs hold.
+@Suite struct WorkerTests {
+    /// A counter the jobs and the test share.
+    final class Counter: Sendable {
+        let value = Atomic<Int>(0)
+        func add() { value.add(1, ordering: .sequentiallyConsistent) }
+        var count: Int { value.load(ordering: .sequentiallyConsistent) }
+    }
+
+    /// Something a queued job holds: counts its release.
+    final class Held: Sendable {
+        let released: Counter
+        init(_ released: Counter) { self.released = released }
+        deinit { released.add() }
+    }
+
+    /// What a job does while it is "working": waits for `condition`, at most 10 s (a worker that never tells its
+    /// job to end makes the test fail, not hang).
+    static func work(until condition: () -> Bool) {
+        let deadline = MonotonicClock.seconds() + 10
+        while !condition() && MonotonicClock.seconds() < deadline { usleep(1000) }
+    }
+
+    /// Whether the worker's eventfd is readable within `seconds`: the loop would wake.
+    static func wakes(_ wakeup: Wakeup, within seconds: Double) -> Bool {
+        var entry = pollfd(fd: wakeup.descriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, Int32(seconds * 1000)) == 1
+    }
+
+    /// Takes results until `count` came or 10 s passed.
+    static func collect<Output: Sendable>(_ worker: Worker<Output>, _ count: Int) -> [Output] {
+        var outputs: [Output] = []
+        _ = Loopback.eventually(within: 10) {
+            if wakes(worker.wakeup, within: 0.05) { outputs += worker.take() }
+            return outputs.count >= count
+        }
+        return outputs
+    }
+
+    @Test func jobsRunInOrderAndTheirResultsWakeTheLoop() throws {
+        let worker = try Worker<Int>(.inOrder(limit: 8))
+        #expect(!Self.wakes(worker.wakeup, within: 0))
+        for index in 0..<5 { #expect(worker.submit { _ in index }) }
+        #expect(Self.collect(worker, 5) == [0, 1, 2, 3, 4])
+        #expect(worker.take().isEmpty)
+        worker.stop()
+    }
+
+    @Test func aFullQueueRefusesAndAStoppedWorkerTakesNothing() throws {
+        let worker = try Worker<Int>(.inOrder(limit: 2))
+        let started = Counter()
+        #expect(
+            worker.submit { isCancelled in
+                started.add()
+                Self.work(until: isCancelled)
+                return 0
+            })
+        #expect(Loopback.eventually(within: 10) { started.count == 1 })
+        #expect(worker.submit { _ in 1 })
+        #expect(worker.submit { _ in 2 })
+        #expect(!worker.submit { _ in 3 }, "a third job waiting is one too many")
+        worker.stop()
+        #expect(!worker.submit { _ in 4 })
+        #expect(worker.take().isEmpty, "the running job was stopped, the waiting ones dropped")
+    }
+
+    @Test func cancelTellsTheRunningJobAndDropsItsResultAndTheQueue() throws {
+        let worker = try Worker<String>(.inOrder(limit: 8))
+        let started = Counter()
+        let sawCancel = Counter()
+        worker.submit { isCancelled in
+            started.add()
+            // A decode asks between batches of rows; this one would run on without being told.
+            Self.work(until: isCancelled)
+            if isCancelled() { sawCancel.add() }
+            return "old"
+        }
+        worker.submit { _ in "queued before the cancel" }
+        #expect(Loopback.eventually(within: 10) { started.count == 1 })
+        worker.cancel()
+        worker.submit { _ in "new" }
+        #expect(Self.collect(worker, 1) == ["new"])
+        #expect(sawCancel.count == 1)
+        #expect(!Self.wakes(worker.wakeup, within: 0.1))
+        worker.stop()
+    }
+
+    @Test func newestOnlyReplacesTheJobNotStartedYet() throws {
+        let worker = try Worker<Int>(.newestOnly)
+        let started = Counter()
+        let release = Counter()
+        worker.submit { _ in
+            started.add()
+            Self.work { release.count > 0 }
+            return 1
+        }
+        #expect(Loopback.eventually(within: 10) { started.count == 1 })
+        for index in 2...4 { worker.submit { _ in index } }
+        release.add()
+        #expect(Self.collect(worker, 2) == [1, 4])
+        worker.stop()
+    }
+
+    @Test func stopReleasesWhatQueuedJobsHoldAndWaitsForTheRunningOne() throws {
+        let worker = try Worker<Int>(.inOrder(limit: 8))
+        let started = Counter()
+        let ran = Counter()
+        let released = Counter()
+        worker.submit { isCancelled in
+            started.add()
+            Self.work(until: isCancelled)
+            ran.add()
+            return 0
+        }
+        #expect(Loopback.eventually(within: 10) { started.count == 1 })
+        do {
+            let held = Held(released)
+            worker.submit { _ in
+                _ = held
+                return 1
+            }
+        }
+        #expect(released.count == 0, "the queued job holds it")
+        worker.stop()
+        #expect(ran.count == 1, "stop returned after the running job ended")
+        #expect(released.count == 1, "the queued job was dropped, and what it held with it")
+        #expect(started.count == 1)
+    }
+}
