@@ -58,3 +58,49 @@ def ctl(path, command, timeout=5):
                 break
             answer += chunk
         return answer.decode().strip()
+
+
+_PROBE = """
+import sys, time
+period, threshold = float(sys.argv[1]), float(sys.argv[2])
+last = time.monotonic()
+while True:
+    time.sleep(period)
+    now = time.monotonic()
+    if now - (last + period) > threshold:
+        print(f"{last + period:.6f} {now:.6f}", flush=True)
+    last = now
+"""
+
+
+class StallProbe:
+    """A process outside the one under test that wakes every 2 ms and writes down each window in which it was held
+    up by more than 4 ms: the machine's own stalls (another process, the host, the hypervisor), in CLOCK_MONOTONIC
+    seconds like the player's `--stats ... at`. Lateness inside such a window is the machine's, not the player's."""
+
+    def __init__(self, period=0.002, threshold=0.004):
+        import subprocess
+        import sys
+        self.windows = []
+        self._lock = threading.Lock()
+        self._process = subprocess.Popen([sys.executable, "-c", _PROBE, str(period), str(threshold)],
+                                         stdout=subprocess.PIPE, text=True)
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self):
+        for line in self._process.stdout:
+            start, end = (float(word) for word in line.split())
+            with self._lock:
+                self.windows.append((start, end))
+
+    def held(self, start, end):
+        """Seconds the probe was held up inside [start, end]."""
+        with self._lock:
+            windows = list(self.windows)
+        return sum(max(0.0, min(end, b) - max(start, a)) for a, b in windows)
+
+    def stop(self):
+        self._process.kill()
+        self._process.wait()
+        self._reader.join(timeout=2)

@@ -53,7 +53,14 @@ extension PlayerRuntime {
                 + "deadline-to-present \(latency)\(pacing ?? "") rss \(mib(ProcessMemory.residentBytes())) MiB peak "
                 + "\(mib(ProcessMemory.peakResidentBytes())) MiB budget "
                 + "\(mib(budget.used))/\(mib(budget.limit)) MiB MemAvailable \(mib(ProcessMemory.availableBytes())) MiB"
+                + " at \(microseconds(visible))"
         )
+    }
+
+    /// CLOCK_MONOTONIC seconds to the microsecond, so a test can line a slide up with what else the machine did.
+    private func microseconds(_ seconds: Double) -> String {
+        let whole = Int((seconds * 1_000_000).rounded())
+        return "\(whole / 1_000_000).\(String(whole % 1_000_000).leftPadded(to: 6))"
     }
 
     /// One answer line for one control line.
