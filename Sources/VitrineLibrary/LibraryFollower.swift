@@ -78,7 +78,7 @@ package final class LibraryFollower {
         settleTimer = try MonotonicTimer()
         indexWakeup = try Wakeup()
         renditionWakeup = try Wakeup()
-        lister = try CategoryLister(library: library)
+        lister = try CategoryLister(library: library, watchDescriptor: watcher.descriptor)
         let renditionCache = StateDirectory.renditionCacheFolder(settings: settings)
         indexer = IndexWorker(
             library: library, cacheDirectory: StateDirectory.headerCacheFolder(settings: settings),
@@ -134,11 +134,19 @@ package final class LibraryFollower {
             renditionWakeup.drain()
             for outcome in renditionMaker?.takeOutcomes() ?? [] { renditionMade(outcome) }
         case .categories:
-            guard let outcome = lister.take() else { return }
+            guard let (outcome, followed) = lister.take() else { return }
+            // The root's follows first: the list was read after them, and says what is at the library's path.
+            var changes = LibraryWatcher.Changes()
+            for each in followed {
+                let found = watcher.rootFollowed(each)
+                changes.rootReplaced = changes.rootReplaced || found.rootReplaced
+            }
             let before = categoryList.map(\.name)
             let after = takeCategories(outcome.result)
             if before != after { send(.categoriesChanged(after, now: now)) }
             if !watcher.rootMissing { noticeRemote(outcome.remoteKind, now: now) }
+            if changes.rootReplaced { libraryChanged(changes, now: now) }
+            libraryPresence(now: now)
             refreshIfWaiting()
         case .settle:
             settleTimer.acknowledge()
@@ -147,16 +155,7 @@ package final class LibraryFollower {
         case .watcher:
             libraryChanged(watcher.read(now: now), now: now)
             if let due = watcher.nextSettle { settleTimer.arm(at: due) }
-            if watcher.rootMissing && !waitingForLibrary {
-                waitForLibrary(now: now)
-            } else if waitingForLibrary && !watcher.rootMissing {
-                // Made or renamed into place beside its parent's watch: no need to wait for the next look.
-                waitingForLibrary = false
-                libraryCheckTimer.disarm()
-                log(.notice, "the library \(library.root) is there now")
-                // What it is on comes with the category list, read off this thread.
-                lister.ask()
-            }
+            followRootIfWanted()
         case .rescan:
             rescanTimer.acknowledge()
             guard remoteKind != nil, !watcher.rootMissing else { return }
@@ -167,17 +166,28 @@ package final class LibraryFollower {
             rescanTimer.arm(at: now + rescanInterval)
         case .libraryCheck:
             libraryCheckTimer.acknowledge()
-            if watcher.lookForRoot() {
-                log(.notice, "the library \(library.root) is there now")
-                var changes = LibraryWatcher.Changes()
-                changes.rootReplaced = true
-                libraryChanged(changes, now: now)
-                waitingForLibrary = false
-            } else if watcher.rootMissing {
-                libraryCheckTimer.arm(at: now + Self.missingLibraryCheckSeconds)
-            } else {
-                waitingForLibrary = false
-            }
+            guard watcher.rootMissing else { return }
+            // Looked for on the lister's thread (a path lookup); what it finds comes with the category list.
+            watcher.lookForRoot()
+            followRootIfWanted()
+            libraryCheckTimer.arm(at: now + Self.missingLibraryCheckSeconds)
+        }
+    }
+
+    /// The watcher asked for its root watch to be pointed again at the library's path: the lister does it.
+    private func followRootIfWanted() {
+        let wanted = watcher.takeFollowsWanted()
+        if !wanted.isEmpty { lister.follow(wanted) }
+    }
+
+    /// The library went missing (the root's follow found nothing there) or is there again.
+    private func libraryPresence(now: Double) {
+        if watcher.rootMissing && !waitingForLibrary {
+            waitForLibrary(now: now)
+        } else if waitingForLibrary && !watcher.rootMissing {
+            waitingForLibrary = false
+            libraryCheckTimer.disarm()
+            log(.notice, "the library \(library.root) is there now")
         }
     }
 

@@ -88,19 +88,67 @@ public final class LibraryWatcher {
             descriptor, PathText.directory(of: root), UInt32(IN_CREATE | IN_MOVED_TO | IN_ONLYDIR))
     }
 
-    /// Points the root watch at whatever folder now has the library's name; true when that is a new folder.
-    private func followRoot() -> Bool {
-        let watch = inotify_add_watch(descriptor, root, Self.fileEvents | Self.folderEvents)
-        guard watch >= 0, watch != rootWatch else { return false }
-        if rootWatch >= 0 { inotify_rm_watch(descriptor, rootWatch) }
-        rootWatch = watch
-        rootMissing = false
-        return true
+    /// Why the root watch is to be pointed again at whatever folder has the library's name.
+    public enum FollowReason: Hashable, Sendable {
+        /// The kernel dropped events: the folder may have been replaced unseen.
+        case overflow
+        /// A folder of the library's name appeared beside it.
+        case appeared
+        /// The watched folder went (deleted, unmounted) or moved away.
+        case gone
+        /// The library is missing and looked for now and then (a mount brings no inotify event).
+        case look
     }
 
-    /// While the library is missing: whether it is there now (then it is watched, and everything must be read).
-    public func lookForRoot() -> Bool {
-        rootMissing && followRoot()
+    /// Follows of the root asked for and not yet handed to a worker (`takeFollowsWanted`). Following means a path
+    /// lookup of the root, which sleeps with a stalled share, so it never runs on the player's thread.
+    public private(set) var followsWanted: Set<FollowReason> = []
+
+    /// The follows asked for since the last call, for a worker to make with `followRoot(descriptor:root:)`.
+    public func takeFollowsWanted() -> Set<FollowReason> {
+        defer { followsWanted = [] }
+        return followsWanted
+    }
+
+    /// What a worker's `followRoot` found: the watch of the folder now at the library's path, or the errno.
+    public struct Followed: Sendable, Equatable {
+        public var reasons: Set<FollowReason>
+        public var watch: Int32
+        public var errno: Int32
+
+        public init(reasons: Set<FollowReason>, watch: Int32, errno: Int32) {
+            self.reasons = reasons
+            self.watch = watch
+            self.errno = errno
+        }
+    }
+
+    /// Watches whatever folder now has the library's name, on the watcher's descriptor: for a worker thread
+    /// (inotify descriptors may be used from any thread); the watcher takes the result with `rootFollowed`.
+    public static func followRoot(descriptor: Int32, root: String, reasons: Set<FollowReason>) -> Followed {
+        let watch = inotify_add_watch(descriptor, root, fileEvents | folderEvents)
+        return Followed(reasons: reasons, watch: watch, errno: watch < 0 ? Glibc.errno : 0)
+    }
+
+    /// Takes a worker's follow of the root: a new folder there is watched and everything must be read again
+    /// (`rootReplaced`); no folder there after the old one went makes the library missing.
+    public func rootFollowed(_ followed: Followed) -> Changes {
+        var changes = Changes()
+        guard followed.watch >= 0 else {
+            if rootWatch < 0 { rootMissing = true }
+            return changes
+        }
+        guard followed.watch != rootWatch else { return changes }
+        if rootWatch >= 0 { inotify_rm_watch(descriptor, rootWatch) }
+        rootWatch = followed.watch
+        rootMissing = false
+        changes.rootReplaced = true
+        return changes
+    }
+
+    /// While the library is missing: asks for it to be looked for (`followsWanted`).
+    public func lookForRoot() {
+        if rootMissing { followsWanted.insert(.look) }
     }
 
     deinit { close(descriptor) }
@@ -218,30 +266,28 @@ public final class LibraryWatcher {
             beingWritten = []
             created = [:]
             unclaimed = []
-            _ = followRoot()
+            followsWanted.insert(.overflow)
             // The category's watches are placed anew by the rescan's index job, off this thread.
             return
         }
         let isFolder = mask & UInt32(IN_ISDIR) != 0
         if event.wd == parentWatch {
-            if name == rootName && followRoot() { changes.rootReplaced = true }
+            if name == rootName { followsWanted.insert(.appeared) }
             return
         }
         let folder: String
         let inRoot = event.wd == rootWatch
         if inRoot && mask & UInt32(IN_IGNORED | IN_UNMOUNT) != 0 {
-            // The folder is gone (deleted, or its filesystem unmounted: a USB stick pulled) and so is its watch.
-            if !followRoot() {
-                rootWatch = -1
-                rootMissing = true
-            }
+            // The folder is gone (deleted, or its filesystem unmounted: a USB stick pulled) and so is its watch:
+            // another folder may be in its place already, else the library is missing.
+            rootWatch = -1
+            followsWanted.insert(.gone)
             changes.categoriesChanged = true
             return
         }
-        if inRoot && mask & Self.folderEvents != 0 && followRoot() {
-            // Renamed away with another folder already in its place (rename(2) over an empty folder).
-            changes.rootReplaced = true
-            return
+        if inRoot && mask & Self.folderEvents != 0 {
+            // Renamed away, maybe with another folder already in its place (rename(2) over an empty folder).
+            followsWanted.insert(.gone)
         }
         if inRoot {
             folder = root

@@ -10,7 +10,9 @@
    resumes when there is room again;
 5. a library on a share that stops answering for VITRINE_STALL_SECONDS (default 60; a FUSE passthrough that is
    frozen, Tests/Faults/freezable_fs.py): `status` answers within 100 ms every time while a category switch, a
-   web listing and an upload are asked, and after it the show moves on, the listing and the upload are answered.
+   web listing and an upload are asked, and after it the show moves on, the listing and the upload are answered;
+6. the library folder replaced, during such a stall, by a link into the share: `status` answers throughout (the
+   player follows the library to its new folder off its thread), and the new library plays after the stall.
 
 Prints PASS/FAIL per check and `N passed, M failed`. Usage: faults.py --vitrine BIN
 """
@@ -328,14 +330,8 @@ def frozen_share(vitrine, work):
     for category, colors in (("A", ["red", "green"]), ("B", ["blue"])):
         for index, color in enumerate(colors):
             photo(f"{source}/{category}/{index:02d}-{color}.jpg", color)
-    os.makedirs(mount)
-    fs = subprocess.Popen(["/usr/bin/python3", f"{REPO}/Tests/Faults/freezable_fs.py", source, mount],
-                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and not os.path.ismount(mount):
-        time.sleep(0.05)
-    if not record(os.path.ismount(mount), "frozen share: the FUSE passthrough is mounted"):
-        fs.kill()
+    fs = mount_freezable(source, mount, "frozen share")
+    if fs is None:
         return
     port = None
     with socket.socket() as s:
@@ -454,15 +450,82 @@ def frozen_share(vitrine, work):
         record(player.stop() == 0, "frozen share: the player stops cleanly")
         player = None
     finally:
-        if os.path.exists(control):
-            os.unlink(control)
         if player is not None and player.process.poll() is None:
             player.process.kill()
-        subprocess.run(["fusermount", "-u", mount], capture_output=True)
-        try:
-            fs.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            fs.kill()
+        unmount_freezable(fs, mount)
+
+
+def mount_freezable(source, mount, label):
+    """Tests/Faults/freezable_fs.py on `mount`, waited for; the process, or None (recorded as a failure)."""
+    os.makedirs(mount)
+    fs = subprocess.Popen(["/usr/bin/python3", f"{REPO}/Tests/Faults/freezable_fs.py", source, mount],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    until(lambda: os.path.ismount(mount), 10)
+    if not record(os.path.ismount(mount), f"{label}: the FUSE passthrough is mounted"):
+        fs.kill()
+        return None
+    return fs
+
+
+def unmount_freezable(fs, mount):
+    if os.path.exists(f"{mount}.freeze"):
+        os.unlink(f"{mount}.freeze")
+    subprocess.run(["fusermount", "-u", mount], capture_output=True)
+    try:
+        fs.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        fs.kill()
+
+
+def replaced_while_frozen(vitrine, work):
+    """The library folder replaced by a link into a share that has stopped answering: following the library to its
+    new folder looks the path up, which waits on the share, so the player's thread must not be the one to do it.
+    `status` answers throughout, and once the share answers the show plays the new library."""
+    stall = float(os.environ.get("VITRINE_REPLACE_STALL_SECONDS", "10"))
+    base = f"{work}/replaced"
+    library = f"{base}/library"
+    photo(f"{library}/A/00-red.jpg", "red")
+    photo(f"{library}/A/01-green.jpg", "green")
+    photo(f"{base}/far-side/tree/B/00-blue.jpg", "blue")
+    mount = f"{base}/mount"
+    fs = mount_freezable(f"{base}/far-side", mount, "library replaced during a stall")
+    if fs is None:
+        return
+    player = None
+    try:
+        player = Player(vitrine, work, "replaced", library, 1.0)
+        player.wait(lambda: len(player.presented()) >= 2)
+        open(f"{mount}.freeze", "w").close()
+        frozen_at = time.monotonic()
+        # Nothing has looked up `tree` in the share yet: the kernel asks the frozen server.
+        os.symlink(f"{mount}/tree", f"{base}/incoming")
+        os.rename(library, f"{base}/old")
+        os.rename(f"{base}/incoming", library)
+        latencies = []
+        while time.monotonic() - frozen_at < stall:
+            started = time.monotonic()
+            try:
+                reply = json.loads(player.ctl("status"))
+            except (OSError, ValueError) as error:
+                reply = {"error": str(error)}
+            latencies.append((time.monotonic() - started, reply))
+            time.sleep(0.2)
+        slowest = max(latencies, key=lambda item: item[0])
+        record(slowest[0] <= 0.1 and all("error" not in reply for _, reply in latencies),
+               f"library replaced during a stall: `status` answered {len(latencies)} times in {stall:.0f} s, the "
+               f"slowest in {slowest[0] * 1000:.0f} ms (100 ms allowed): {slowest[1].get('error', 'ok')}")
+        os.unlink(f"{mount}.freeze")
+        thawed = time.monotonic()
+        moved = player.wait(lambda: any(r.get("category") == "B" for r in player.presented()), timeout=30)
+        record(moved and "was replaced" in player.output(),
+               f"library replaced during a stall: once the share answers the new library plays "
+               f"({time.monotonic() - thawed:.1f} s after)")
+        record(player.stop() == 0, "library replaced during a stall: the player stops cleanly")
+        player = None
+    finally:
+        if player is not None and player.process.poll() is None:
+            player.process.kill()
+        unmount_freezable(fs, mount)
 
 
 def main():
@@ -488,6 +551,7 @@ def main():
         try:
             import fusepy  # noqa: F401 (Debian's python3-fusepy)
             frozen_share(vitrine, work)
+            replaced_while_frozen(vitrine, work)
         except ImportError:
             record(False, "frozen share: python3-fusepy is missing (make faults installs it)")
     finally:

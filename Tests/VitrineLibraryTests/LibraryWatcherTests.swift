@@ -81,23 +81,63 @@ struct LibraryWatcherTests {
         #expect(watcher.read().categoriesChanged)
     }
 
+    /// Makes the root's follows the watcher asked for, as the lister's worker does, and hands them back.
+    func follow(_ watcher: LibraryWatcher) -> LibraryWatcher.Changes {
+        let wanted = watcher.takeFollowsWanted()
+        guard !wanted.isEmpty else { return LibraryWatcher.Changes() }
+        return watcher.rootFollowed(
+            LibraryWatcher.followRoot(descriptor: watcher.descriptor, root: watcher.root, reasons: wanted))
+    }
+
     /// A library that is not there yet is no error: it is looked for, and watched once it is made.
     @Test func aMissingLibraryIsLookedForAndWatchedWhenItAppears() throws {
         let root = "\(folder.path)/usb/photos"
         let watcher = try LibraryWatcher(root: root)
         #expect(watcher.rootMissing)
-        #expect(!watcher.lookForRoot())
+        watcher.lookForRoot()
+        #expect(watcher.followsWanted == [.look])
+        #expect(follow(watcher) == LibraryWatcher.Changes())
+        #expect(watcher.rootMissing)
         mkdir("\(folder.path)/usb", 0o755)
         mkdir(root, 0o755)
-        #expect(watcher.lookForRoot())
+        watcher.lookForRoot()
+        #expect(follow(watcher).rootReplaced)
         #expect(!watcher.rootMissing)
         mkdir("\(root)/Trips", 0o755)
         #expect(watcher.read().categoriesChanged)
-        // Gone again (a stick pulled): missing once more.
+        // Gone again (a stick pulled): the watcher asks for a follow, which finds nothing: missing once more.
         rmdir("\(root)/Trips")
         rmdir(root)
         _ = watcher.read()
+        #expect(watcher.followsWanted.contains(.gone))
+        #expect(!follow(watcher).rootReplaced)
         #expect(watcher.rootMissing)
+    }
+
+    /// A sync tool renames a new tree into place: reading the events makes no path lookup (it sleeps with a stalled
+    /// share), it asks for a follow; the follow watches the new folder and says everything must be read again.
+    /// Events in the new folder then count, and the old folder's are no longer the library's.
+    @Test func aReplacedLibraryIsFollowedOffTheReadersThread() throws {
+        let root = "\(folder.path)/library"
+        mkdir(root, 0o755)
+        let watcher = try LibraryWatcher(root: root)
+        mkdir("\(folder.path)/incoming", 0o755)
+        mkdir("\(folder.path)/incoming/Trips", 0o755)
+        #expect(rename(root, "\(folder.path)/old") == 0)
+        #expect(rename("\(folder.path)/incoming", root) == 0)
+        let read = watcher.read()
+        #expect(!read.rootReplaced)
+        #expect(watcher.followsWanted.contains(.appeared))
+        #expect(follow(watcher).rootReplaced)
+        #expect(!watcher.rootMissing)
+        touch("\(folder.path)/old/stale.jpg")
+        mkdir("\(root)/New", 0o755)
+        let after = watcher.read()
+        #expect(after.categoriesChanged)
+        #expect(!after.rootPhotoArrived)
+        // Followed again with nothing new there: no change.
+        watcher.lookForRoot()
+        #expect(watcher.followsWanted.isEmpty)
     }
 
     /// Links that appear (`ln`, `cp -l`, rsync `--link-dest`, `ln -s`) are never written and closed: they count
