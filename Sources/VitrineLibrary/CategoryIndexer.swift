@@ -16,6 +16,9 @@ struct CategoryIndexer {
     var cacheDirectory: String?
     /// Where renditions made in the background are (mirroring the library's folders).
     var renditionCache: String?
+    /// Marks each header as it is read, and leaves out the files set aside (a header whose parsing crashed the
+    /// player twice).
+    var crashGuard: CrashGuard?
     var isCancelled: () -> Bool = { false }
 
     /// Headers are looked at in batches this big between two questions to `isCancelled`.
@@ -43,7 +46,10 @@ struct CategoryIndexer {
         let renderer = FrameRenderer(budget: MemoryBudget(limit: 1 << 20))
         let look = { (path: String) -> (facts: HeaderCache.Facts?, modified: Double)? in
             cache.facts(of: path) { file in
-                guard let header = try? renderer.header(of: file) else { return nil }
+                let read = { try? renderer.header(of: file) }
+                guard let header = crashGuard.map({ $0.guarding(file, on: .index, read) }) ?? read() else {
+                    return nil
+                }
                 return HeaderCache.Facts(
                     captureDate: header.dateTimeOriginal.flatMap(CaptureDate.seconds(fromEXIF:)),
                     uprightSize: header.displayedSize)

@@ -7,74 +7,116 @@ import VitrinePlatform
     import Musl
 #endif
 
-/// Defence in depth against a photo that crashes the player (a decoder bug nobody has found yet). Before a slide
-/// is decoded its files are written to a marker in the state directory, and the marker is emptied after: a
-/// marker that still names files at the next start means the player died while decoding them. A file named so
-/// at `limit` starts is set aside: logged, and skipped like a broken photo until its entry is removed, so an
-/// unknown bug cannot become a crash loop under the service manager (which gives up after five).
+/// Defence in depth against a photo that crashes the player (a decoder bug nobody has found yet). Before a file's
+/// data is parsed (a slide decoded on the decode worker, a header read on the index worker) its path is written to
+/// that worker's marker in the state directory, and the marker is emptied after: a marker that still names files
+/// at the next start means the player died while reading them. A file named so at `limit` starts is set aside:
+/// logged, and skipped like a broken photo until its entry is removed, so an unknown bug cannot become a crash loop
+/// under the service manager (which gives up after five).
 ///
-/// The marker is written without fsync: the page cache outlives the process, and only a crash of the process
+/// The markers are written without fsync: the page cache outlives the process, and only a crash of the process
 /// needs catching (a power cut is not the photo's fault).
 package final class CrashGuard: @unchecked Sendable {
-    // @unchecked: `marker` is written only by the decode worker's thread; the rest never changes after init.
+    // @unchecked: each marker is written only by its own worker's thread; the rest never changes after init.
     static let limit = 2
-    static let markerName = "decoding"
     static let countsName = "crashed-while-decoding"
 
-    /// Files that were being decoded at `limit` crashes or more.
-    let setAside: Set<String>
+    /// The workers that parse file data, each with a marker of its own.
+    package enum Reader: CaseIterable, Sendable {
+        case decode, index
+
+        var markerName: String {
+            switch self {
+            case .decode: "decoding"
+            case .index: "reading-headers"
+            }
+        }
+
+        var doing: String {
+            switch self {
+            case .decode: "decoding"
+            case .index: "reading the header of"
+            }
+        }
+    }
+
+    /// Files that were being read at `limit` crashes or more.
+    package let setAside: Set<String>
     /// What the start found, for the log.
     package let notes: [String]
-    private let marker: Int32
+    private let markers: [Reader: Int32]
 
     /// Reads what an earlier run left in `folder` (the state directory); without one nothing is guarded.
     package init(folder: String?) {
         guard let folder else {
             setAside = []
             notes = []
-            marker = -1
+            markers = [:]
             return
         }
-        let markerPath = "\(folder)/\(Self.markerName)"
         let countsPath = "\(folder)/\(Self.countsName)"
         var counts = Self.readCounts(countsPath)
         var notes: [String] = []
-        let crashed = ((try? FileBytes.readText(markerPath)) ?? "")
-            .split(separator: "\n").map(String.init).filter { !$0.isEmpty }
-        if !crashed.isEmpty {
+        var found: [(Reader, [String])] = []
+        for reader in Reader.allCases {
+            let crashed = ((try? FileBytes.readText("\(folder)/\(reader.markerName)")) ?? "")
+                .split(separator: "\n").map(String.init).filter { !$0.isEmpty }
+            if !crashed.isEmpty { found.append((reader, crashed)) }
+        }
+        for (_, crashed) in found {
             for file in crashed { counts[file, default: 0] += 1 }
+        }
+        if !found.isEmpty {
             let text = counts.sorted { $0.key < $1.key }.map { "\($0.value)\t\($0.key)\n" }.joined()
             try? FileBytes.writeAtomically(Array(text.utf8), to: countsPath)
+        }
+        for (reader, crashed) in found {
             notes.append(
-                "the last run stopped while decoding \(crashed.joined(separator: " + ")) "
+                "the last run stopped while \(reader.doing) \(crashed.joined(separator: " + ")) "
                     + "(\(crashed.map { counts[$0] ?? 0 }.max() ?? 0) time(s) so far)")
         }
         let setAside = Set(counts.filter { $0.value >= Self.limit }.keys)
         for file in setAside.sorted() {
             notes.append(
-                "\(file) is set aside: the player stopped \(counts[file] ?? 0) times while decoding it; remove its "
+                "\(file) is set aside: the player stopped \(counts[file] ?? 0) times while reading it; remove its "
                     + "line from \(countsPath) to try it again")
         }
         self.setAside = setAside
         self.notes = notes
         _ = mkdir(folder, 0o755)
-        marker = open(markerPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        var markers: [Reader: Int32] = [:]
+        for reader in Reader.allCases {
+            markers[reader] = open(
+                "\(folder)/\(reader.markerName)", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        }
+        self.markers = markers
     }
 
-    deinit { if marker >= 0 { close(marker) } }
+    deinit {
+        for marker in markers.values where marker >= 0 { close(marker) }
+    }
 
-    /// On the decode worker: these files are being decoded now.
-    func decoding(_ files: [String]) {
-        guard marker >= 0 else { return }
+    /// On `reader`'s worker: these files are being read now.
+    func reading(_ files: [String], on reader: Reader) {
+        guard let marker = markers[reader], marker >= 0 else { return }
         let text = Array(files.map { $0 + "\n" }.joined().utf8)
+        // A marker that cannot be written guards nothing, and reading goes on: the guard is defence in depth.
         _ = ftruncate(marker, 0)
         _ = text.withUnsafeBytes { pwrite(marker, $0.baseAddress, $0.count, 0) }
     }
 
-    /// On the decode worker: the decode ended (well or not, but without taking the player with it).
-    func done() {
-        guard marker >= 0 else { return }
+    /// On `reader`'s worker: the reading ended (well or not, but without taking the player with it).
+    func done(on reader: Reader) {
+        guard let marker = markers[reader], marker >= 0 else { return }
         _ = ftruncate(marker, 0)
+    }
+
+    /// Reads `file` on `reader`'s worker with the marker set around it; nil when the file is set aside.
+    func guarding<T>(_ file: String, on reader: Reader, _ read: () -> T?) -> T? {
+        guard !setAside.contains(file) else { return nil }
+        reading([file], on: reader)
+        defer { done(on: reader) }
+        return read()
     }
 
     static func readCounts(_ path: String) -> [String: Int] {

@@ -124,10 +124,10 @@ public final class DecodeWorker: @unchecked Sendable {
                 if let crashGuard, let aside = originals.first(where: crashGuard.setAside.contains) {
                     throw ImageError(
                         file: aside,
-                        reason: .setAside("the player stopped at least \(CrashGuard.limit) times while decoding it"))
+                        reason: .setAside("the player stopped at least \(CrashGuard.limit) times while reading it"))
                 }
-                crashGuard?.decoding(originals)
-                defer { crashGuard?.done() }
+                crashGuard?.reading(originals, on: .decode)
+                defer { crashGuard?.done(on: .decode) }
                 let rendered = try renderer.render(request.slide, options: options)
                 file = rendered.files.joined(separator: " + ")
                 warnings = rendered.warnings

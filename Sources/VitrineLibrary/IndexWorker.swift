@@ -54,6 +54,7 @@ final class IndexWorker: @unchecked Sendable {
     private let library: Library
     private let cacheDirectory: String?
     private let renditionCache: String?
+    private let crashGuard: CrashGuard?
     private var waiting: (serial: Int, job: Job)?
     private var currentSerial: Int?
     private var currentCancelled = false
@@ -64,8 +65,12 @@ final class IndexWorker: @unchecked Sendable {
     private var stopping = false
     private var thread: JoinableThread?
 
-    init(library: Library, cacheDirectory: String?, renditionCache: String? = nil, wakeup: Wakeup) {
+    init(
+        library: Library, cacheDirectory: String?, renditionCache: String? = nil, crashGuard: CrashGuard? = nil,
+        wakeup: Wakeup
+    ) {
         self.library = library
+        self.crashGuard = crashGuard
         self.cacheDirectory = cacheDirectory
         self.renditionCache = renditionCache
         self.wakeup = wakeup
@@ -154,7 +159,7 @@ final class IndexWorker: @unchecked Sendable {
         let started = MonotonicClock.seconds()
         let indexer = CategoryIndexer(
             library: library, pairPortraits: job.pairPortraits, cacheDirectory: cacheDirectory,
-            renditionCache: renditionCache,
+            renditionCache: renditionCache, crashGuard: crashGuard,
             isCancelled: { [monitor, unowned self] in monitor.locked { currentCancelled || stopping } })
         let index: CategoryIndexer.Index
         do {

@@ -68,7 +68,9 @@ package final class LibraryFollower {
     /// Makes renditions of photos refused for memory (nil without a rendition cache).
     package let renditionMaker: RenditionMaker?
 
-    package init(settings: Settings, profile: DeviceProfile, log: EventLog) throws(RuntimeError) {
+    package init(settings: Settings, profile: DeviceProfile, log: EventLog, crashGuard: CrashGuard? = nil)
+        throws(RuntimeError)
+    {
         library = Library(root: settings.library)
         self.log = log
         rescanInterval = settings.rescanInterval
@@ -82,7 +84,7 @@ package final class LibraryFollower {
         let renditionCache = StateDirectory.renditionCacheFolder(settings: settings)
         indexer = IndexWorker(
             library: library, cacheDirectory: StateDirectory.headerCacheFolder(settings: settings),
-            renditionCache: renditionCache, wakeup: indexWakeup)
+            renditionCache: renditionCache, crashGuard: crashGuard, wakeup: indexWakeup)
         if let renditionCache {
             renditionMaker = RenditionMaker(
                 libraryRoot: library.root, cacheRoot: renditionCache, profile: profile, fit: settings.fit,

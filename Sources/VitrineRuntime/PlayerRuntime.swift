@@ -175,13 +175,15 @@ public final class PlayerRuntime: LibraryFollowerOwner {
             gestures: GestureRecognizer(
                 rotation: profile.rotation, physicalSize: opened.connector?.physicalSizeMillimetres,
                 pixelSize: profile.scanout))
+        let crashGuard = CrashGuard(folder: StateDirectory.path)
+        for note in crashGuard.notes { log(.warning, note) }
         do {
             _ = vitrine_ignore_sigpipe()
             _ = vitrine_return_large_blocks()
             loop = try EventLoop()
             timer = try MonotonicTimer()
             decodeWakeup = try Wakeup()
-            follower = try LibraryFollower(settings: settings, profile: profile, log: log)
+            follower = try LibraryFollower(settings: settings, profile: profile, log: log, crashGuard: crashGuard)
             let snapshots = try configuration.snapshots.map { (directory) throws(RuntimeError) in
                 try SnapshotWriter(directory: directory, started: MonotonicClock.seconds())
             }
@@ -225,8 +227,6 @@ public final class PlayerRuntime: LibraryFollowerOwner {
         } catch {
             throw PlayError("\(error)")
         }
-        let crashGuard = CrashGuard(folder: StateDirectory.path)
-        for note in crashGuard.notes { log(.warning, note) }
         worker = DecodeWorker(
             budget: budget, options: renderOptions, wakeup: decodeWakeup,
             fontPath: settings.fontPath ?? TextRenderer.defaultFont, crashGuard: crashGuard)

@@ -12,27 +12,58 @@ import VitrineTestSupport
         // A clean decode leaves nothing behind.
         do {
             let clean = CrashGuard(folder: folder)
-            clean.decoding(["/photos/fine.jpg"])
-            clean.done()
+            clean.reading(["/photos/fine.jpg"], on: .decode)
+            clean.done(on: .decode)
         }
         #expect(CrashGuard(folder: folder).notes.isEmpty)
         // The process "dies" while decoding: the marker stays as written (no done()).
-        CrashGuard(folder: folder).decoding(["/photos/bomb.png", "/photos/pair.jpg"])
+        CrashGuard(folder: folder).reading(["/photos/bomb.png", "/photos/pair.jpg"], on: .decode)
         let second = CrashGuard(folder: folder)
         #expect(second.setAside.isEmpty)
         #expect(second.notes.first?.contains("/photos/bomb.png + /photos/pair.jpg") == true)
-        second.decoding(["/photos/bomb.png"])
+        second.reading(["/photos/bomb.png"], on: .decode)
         let third = CrashGuard(folder: folder)
         #expect(third.setAside == ["/photos/bomb.png"])
         #expect(
             third.notes.contains { $0.contains("/photos/bomb.png is set aside") && $0.contains(CrashGuard.countsName) })
         // Set aside for good (until its line is removed), and nothing else is.
-        third.decoding(["/photos/other.jpg"])
-        third.done()
+        third.reading(["/photos/other.jpg"], on: .decode)
+        third.done(on: .decode)
         #expect(CrashGuard(folder: folder).setAside == ["/photos/bomb.png"])
         // Without a state directory nothing is guarded, and nothing fails.
         let none = CrashGuard(folder: nil)
-        none.decoding(["/photos/bomb.png"])
+        none.reading(["/photos/bomb.png"], on: .decode)
         #expect(none.setAside.isEmpty)
+    }
+
+    /// A header whose parsing crashed the player (the index worker reads them for `newest` order and portrait
+    /// pairs) counts as a crash while decoding does, one on each worker adding up; once set aside the index leaves the
+    /// file's header unread and still lists the photo (its file time dates it).
+    @Test func aHeaderBeingReadAtTwoCrashesIsSetAsideAndTheIndexSkipsIt() throws {
+        let temporary = try TemporaryFolder()
+        let state = "\(temporary.path)/state"
+        // Taken in 2035 by its EXIF date: read, it would come first in `newest` order; unread, its file time (now)
+        // puts it after fine.jpg, taken in 2030.
+        _ = try temporary.write("Lib/Cat/bomb.jpg", try CategoryIndexerTests.photo(taken: "2035:01:01 10:00:00"))
+        _ = try temporary.write("Lib/Cat/fine.jpg", try CategoryIndexerTests.photo(taken: "2030:01:01 10:00:00"))
+        let bomb = "\(temporary.path)/Lib/Cat/bomb.jpg"
+        // One run dies reading the header, the next decoding the slide: two crashes of the same file.
+        CrashGuard(folder: state).reading([bomb], on: .index)
+        let second = CrashGuard(folder: state)
+        #expect(second.notes.first == "the last run stopped while reading the header of \(bomb) (1 time(s) so far)")
+        second.reading([bomb], on: .decode)
+        let third = CrashGuard(folder: state)
+        #expect(third.setAside == [bomb])
+        // The index of the category under the guard reads the other header and not this one's.
+        let category = LibraryCategory(name: "Cat", path: "\(temporary.path)/Lib/Cat")
+        let indexer = CategoryIndexer(library: Library(root: "\(temporary.path)/Lib"), crashGuard: third)
+        let index = try #require(try indexer.index(of: category, order: .newest, excluding: []))
+        #expect(CategoryIndexerTests.newest(index).map(\.id.name) == ["fine", "bomb"])
+        let unguarded = try #require(
+            try CategoryIndexer(library: Library(root: "\(temporary.path)/Lib")).index(
+                of: category, order: .newest, excluding: []))
+        #expect(CategoryIndexerTests.newest(unguarded).map(\.id.name) == ["bomb", "fine"])
+        // The marker is left empty: a clean start after it notes nothing.
+        #expect(CrashGuard(folder: state).notes.allSatisfy { !$0.contains("the last run stopped") })
     }
 }
