@@ -19,7 +19,8 @@ BENCH_PACKAGES := libjpeg-turbo-progs libvips-tools python3-pil time rsync
 # The deployment checks: shellcheck, systemd-analyze (systemd), useradd --prefix (passwd), python3 for JSON.
 DEPLOY_CHECK_PACKAGES := shellcheck systemd passwd python3
 # The MQTT tests: Debian's broker, paho as Home Assistant and fleet operator, openssl for the test CA, Pillow.
-MQTT_PACKAGES := mosquitto python3-paho-mqtt openssl python3-pil
+# amqtt (a broker of MQTT 3.1.1 only) comes from PyPI into a venv.
+MQTT_PACKAGES := mosquitto python3-paho-mqtt openssl python3-pil python3-venv
 # The web remote's tests: headless Chromium driven by Selenium, Pillow, rsync (a photo arriving as rsync writes it);
 # schemathesis comes from PyPI into a venv.
 WEB_PACKAGES := chromium chromium-driver python3-selenium python3-pil python3-venv rsync

@@ -65,9 +65,9 @@ public final class MQTTClient {
     }
 
     public let options: Options
-    /// MQTT 5 until a broker refuses it (Mosquitto 1.x and other brokers of MQTT 3.1.1): then 3.1.1 from the next
-    /// attempt on, without a maximum packet size.
-    public private(set) var version5 = true
+    /// MQTT 5, or 3.1.1 for brokers that refuse or ignore 5.
+    private var versions = MQTTVersionChoice()
+    public var version5: Bool { versions.version5 }
     /// Signalled when an attempt's thread is done: call `attemptFinished`.
     public let wakeup: Wakeup
     private var attempt: Attempt?
@@ -175,8 +175,7 @@ public final class MQTTClient {
     /// Pings and their timeout (`mosquitto_loop_misc`), and the connect timeout; at least once a second.
     public func housekeeping(now: Double) -> [Event] {
         if !isConnected, session != nil, let deadline = connectDeadline, now >= deadline {
-            drop()
-            return [.failed("no answer within \(Int(options.connectTimeout)) s")]
+            return [ended("no answer within \(Int(options.connectTimeout)) s")]
         }
         return service(now: now) { mosquitto_loop_misc($0) }
     }
@@ -235,14 +234,12 @@ public final class MQTTClient {
             case .refused(let reason, let code):
                 drop()
                 // 1 is MQTT 3.1.1's "unacceptable protocol version", 132 MQTT 5's: the next attempt speaks 3.1.1.
-                if version5 && (code == 1 || code == Int32(MQTT_RC_UNSUPPORTED_PROTOCOL_VERSION.rawValue)) {
-                    version5 = false
+                if code == 1 || code == Int32(MQTT_RC_UNSUPPORTED_PROTOCOL_VERSION.rawValue), versions.refused() {
                     return events + [.failed("the broker speaks MQTT 3.1.1 only (\(reason)); trying that")]
                 }
                 return events + [.failed("the broker refused the player: \(reason)")]
             case .disconnected(let reason):
-                drop()
-                return events + [.failed(reason)]
+                return events + [ended(reason)]
             case .message(let topic, let payload, let retained):
                 events.append(.message(topic: topic, payload: payload, retained: retained))
             case .oversized(let topic, let bytes):
@@ -250,9 +247,16 @@ public final class MQTTClient {
             }
         }
         if code != MOSQ_ERR_SUCCESS.rawValue && code != MOSQ_ERR_NO_CONN.rawValue {
-            drop()
-            events.append(.failed(MQTTSession.reason(code, errno: savedErrno)))
+            events.append(ended(MQTTSession.reason(code, errno: savedErrno)))
         }
         return events
+    }
+
+    /// The session ended; before the broker's CONNACK, the next attempt may speak the other version.
+    private func ended(_ reason: String) -> Event {
+        let answered = isConnected
+        drop()
+        guard let note = versions.ended(answered: answered) else { return .failed(reason) }
+        return .failed("\(reason) (\(note))")
     }
 }

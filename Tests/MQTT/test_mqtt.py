@@ -12,6 +12,9 @@ Assistant and as a fleet operator, and the release binary on headless panels.
 4. three players on one broker: `PREFIX/all/cmd` reaches all three, a group command only its group;
 5. the image topic: the slide on screen as a JPEG, following the show;
 6. TLS with a client certificate, and a broker whose certificate the player's CA did not sign;
+9. brokers of MQTT 3.1.1 only: one that refuses 5 by its CONNACK (socket code, as Mosquitto 1.x), and amqtt from
+   PyPI, which never answers 5's CONNECT: the player says once that it speaks 3.1.1, connects, publishes, obeys a
+   command and ignores a retained one;
 8. retained commands (`screen off` on the player's topic, `pause` on the fleet's, published with retain before it
    starts) are ignored with a log line and the player starts lit and playing; the fleet and group topics steer but
    may not rotate the token or reload (mqtt.commands), the player's own topic may; category names as Home
@@ -357,9 +360,9 @@ def retained_and_authority(vitrine, work, broker):
         observer.close()
 
 
-def broker_of_mqtt_311_only(vitrine, work):
-    """A broker that speaks only MQTT 3.1.1 (as Mosquitto 1.x does), played here by a few lines of socket code: it
-    answers MQTT 5's CONNECT with 3.1.1's CONNACK "unacceptable protocol version" and closes. The player says so
+def broker_refusing_mqtt_5(vitrine, work):
+    """A broker that refuses MQTT 5 by its CONNACK (as Mosquitto 1.x does), played here by a few lines of socket
+    code: it answers MQTT 5's CONNECT with 3.1.1's CONNACK "unacceptable protocol version" and closes. The player says so
     once and connects with 3.1.1 on its next attempt."""
     library = make_library(f"{work}/old-broker", {"A": [(200, 20, 20)]})
     server = socket.socket()
@@ -421,7 +424,7 @@ def broker_of_mqtt_311_only(vitrine, work):
         connected = until(lambda: player.lines("MQTT: connected"), 15)
         fell_back = player.lines("MQTT 3.1.1 only")
         record(bool(connected) and levels[:2] == [5, 4] and len(fell_back) == 1,
-               f"a broker of MQTT 3.1.1 only: CONNECTs of levels {levels[:4]}, the fallback said in "
+               f"a broker refusing MQTT 5 by its CONNACK: CONNECTs of levels {levels[:4]}, the fallback said in "
                f"{len(fell_back)} line, then connected ({connected[:1]})")
     finally:
         player.stop()
@@ -430,6 +433,104 @@ def broker_of_mqtt_311_only(vitrine, work):
         for conn in connections:
             conn.close()
         server.close()
+
+
+# A broker of MQTT 3.1.1 only: amqtt (hbmqtt's successor, the broker Home Assistant once embedded), not in Debian:
+# pinned, installed from PyPI into a venv under the build folder when missing.
+AMQTT = "0.12.1"
+MQTT_VENV = f"{REPO}/.build/mqtt-venv"
+
+
+def amqtt_tool():
+    """The `amqtt` broker of the pinned version in MQTT_VENV, installed when missing; None when it cannot be."""
+    tool = f"{MQTT_VENV}/bin/amqtt"
+
+    def version():
+        if not os.path.exists(f"{MQTT_VENV}/bin/python"):
+            return None
+        found = subprocess.run([f"{MQTT_VENV}/bin/python", "-c",
+                                "import importlib.metadata as m; print(m.version('amqtt'))"],
+                               capture_output=True, text=True)
+        return found.stdout.strip() if found.returncode == 0 else None
+    if version() == AMQTT and os.path.exists(tool):
+        return tool
+    print(f"      installing amqtt {AMQTT} into {os.path.relpath(MQTT_VENV, REPO)}", flush=True)
+    for step in ([sys.executable, "-m", "venv", MQTT_VENV], [f"{MQTT_VENV}/bin/pip", "install", "-q",
+                                                             f"amqtt=={AMQTT}"]):
+        done = subprocess.run(step, capture_output=True, text=True, timeout=900)
+        if done.returncode != 0:
+            record(False, f"cannot install amqtt {AMQTT} ({' '.join(step[:3])}): "
+                          f"{(done.stderr or done.stdout).strip()[-300:]}")
+            return None
+    return tool if version() == AMQTT else None
+
+
+class OldBroker:
+    """amqtt on a loopback port, anonymous: it answers MQTT 5's CONNECT with 3.1.1's CONNACK "unacceptable protocol
+    version", as Mosquitto 1.x and other older brokers do."""
+
+    def __init__(self, work, tool):
+        self.port = free_port()
+        config = f"{work}/amqtt.yaml"
+        with open(config, "w") as f:
+            f.write(f"listeners:\n  default:\n    type: tcp\n    bind: 127.0.0.1:{self.port}\n"
+                    "plugins:\n  amqtt.plugins.authentication.AnonymousAuthPlugin:\n    allow_anonymous: true\n")
+        self.process = subprocess.Popen([tool, "-c", config], stdout=subprocess.DEVNULL,
+                                        stderr=open(f"{work}/amqtt.log", "w"))
+
+        def accepts():
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                    return True
+            except OSError:
+                return False
+        if not until(accepts, 20):
+            raise RuntimeError("amqtt did not start")
+
+    def kill(self):
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+
+def broker_of_mqtt_311_only(vitrine, work):
+    """A real broker of MQTT 3.1.1 only (amqtt): it never answers MQTT 5's CONNECT (others answer "unacceptable
+    protocol version", played by socket code in broker_refusing_mqtt_5); the player says once that it tries 3.1.1,
+    connects with it, publishes its state, obeys a command, and ignores a retained one there too (3.1.1 marks
+    retained messages delivered on subscribe the same way)."""
+    tool = amqtt_tool()
+    if tool is None:
+        return
+    broker = OldBroker(work, tool)
+    library = make_library(f"{work}/old-broker", {"A": [(200, 20, 20), (20, 200, 20)]})
+    operator = Observer(broker, "vitrine/old-broker/#", name="old-operator")
+    player = None
+    try:
+        operator.publish("vitrine/old-broker/cmd", "screen off", retain=True)
+        player = Player(vitrine, work, "old-broker", library,
+                        {"host": "127.0.0.1", "port": broker.port, "id": "old-broker", "keepAlive": 30})
+        # amqtt reads MQTT 5's CONNECT properties as 3.1.1's payload and waits for bytes that never come: the
+        # player gives the attempt up after 15 s.
+        connected = until(lambda: player.lines("MQTT: connected"), 40)
+        fell_back = player.lines("the next attempt speaks MQTT 3.1.1")
+        online = operator.wait("vitrine/old-broker/availability", lambda p: p == b"online", 0, timeout=10)
+        record(bool(connected) and len(fell_back) == 1 and bool(online),
+               f"a broker of MQTT 3.1.1 only (amqtt {AMQTT}): the fallback said in {len(fell_back)} line "
+               f"({fell_back[0].strip() if fell_back else '-'}), connected, online published")
+        ignored = until(lambda: player.lines("ignored a retained message"), 10)
+        start = time.monotonic()
+        operator.publish("vitrine/old-broker/cmd", "pause")
+        paused = operator.wait("vitrine/old-broker/state", lambda p: "user" in state(p).get("paused", []), start)
+        reply = json.loads(player.ctl("status"))
+        record(bool(ignored) and bool(paused) and reply.get("screen") == "on",
+               f"over 3.1.1 a command is obeyed (paused: {bool(paused)}) and the retained `screen off` is ignored "
+               f"(screen {reply.get('screen')!r}; {ignored[0].strip() if ignored else 'no log line'})")
+    finally:
+        operator.publish("vitrine/old-broker/cmd", b"", retain=True)
+        operator.close()
+        if player is not None:
+            player.stop()
+        broker.kill()
 
 
 def discovery_follows_the_library(vitrine, work, broker):
@@ -1052,9 +1153,12 @@ def main():
         # The overlay's checks wait for minutes to turn and cost little CPU: they run beside the others.
         overlay = threading.Thread(target=overlay_clock_and_texts, args=(VITRINE, work, broker))
         overlay.start()
+        # So does the broker of MQTT 3.1.1 only, which spends its time waiting for 5's CONNECT to go unanswered.
+        old = threading.Thread(target=broker_of_mqtt_311_only, args=(VITRINE, work))
+        old.start()
         commands_act_as_on_the_socket(VITRINE, work, broker)
         retained_and_authority(VITRINE, work, broker)
-        broker_of_mqtt_311_only(VITRINE, work)
+        broker_refusing_mqtt_5(VITRINE, work)
         discovery_follows_the_library(VITRINE, work, broker)
         hostile_payloads(VITRINE, work, broker)
         fleet(VITRINE, work, broker)
@@ -1065,6 +1169,7 @@ def main():
         brokers.append(late)
         broker_down_killed_and_back(VITRINE, work, late)
         overlay.join()
+        old.join()
         # The broker's stop runs last and alone, on a broker of its own: lateness measured while other players,
         # brokers and TLS handshakes share the two cores would be theirs, not the stopped broker's (a parallel run
         # once saw a 55 ms slide with nothing of the player's own to blame).

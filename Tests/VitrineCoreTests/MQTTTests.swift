@@ -249,3 +249,41 @@ import Testing
         #expect(player.options.interval == 3)
     }
 }
+
+/// Which version the next CONNECT speaks, against the ways brokers of 3.1.1 only answer MQTT 5.
+@Suite struct MQTTVersionChoiceTests {
+    /// Mosquitto 1.x refuses 5 by its CONNACK: 3.1.1 for good, whatever happens after.
+    @Test func aRefusalIsForGood() {
+        var choice = MQTTVersionChoice()
+        #expect(choice.version5)
+        let first = choice.refused()
+        #expect(first)
+        #expect(!choice.version5)
+        let unanswered = choice.ended(answered: false)
+        let lost = choice.ended(answered: true)
+        #expect(unanswered == nil && lost == nil)
+        #expect(!choice.version5)
+        let again = choice.refused()
+        #expect(!again)
+    }
+
+    /// amqtt never answers 5: 3.1.1 next, said once; a broker that answers neither (stopped for a while) gets the
+    /// versions in turn, silently; a 3.1.1 connection made so, once lost, tries 5 again.
+    @Test func noAnswerTriesTheOtherVersionInTurn() {
+        var choice = MQTTVersionChoice()
+        let note = choice.ended(answered: false)
+        #expect(note?.contains("the next attempt speaks MQTT 3.1.1") == true)
+        #expect(!choice.version5)
+        // Unanswered in turn (a broker stopped for a while): the versions alternate, silently.
+        var notes: [String?] = []
+        var versions: [Bool] = []
+        for answered in [false, false, true, true] {
+            notes.append(choice.ended(answered: answered))
+            versions.append(choice.version5)
+        }
+        #expect(notes.allSatisfy { $0 == nil })
+        // 3.1.1 unanswered: 5; 5 unanswered: 3.1.1; that 3.1.1 connection lost: 5 first again; a connection of 5
+        // lost has nothing to do with the version.
+        #expect(versions == [true, false, true, true])
+    }
+}
