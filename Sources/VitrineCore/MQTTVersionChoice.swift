@@ -22,10 +22,11 @@ public struct MQTTVersionChoice: Equatable, Sendable {
         return true
     }
 
-    /// A session that reached the broker (the CONNECT sent) ended, `answered` or before its CONNACK. Returns what
-    /// to add to the reason, the first time the choice falls back for want of an answer.
-    public mutating func ended(answered: Bool) -> String? {
-        if version5 && !answered && !refusedVersion5 {
+    /// A session that reached the broker ended, `answered` (after its CONNACK) or before, `silent` when the broker
+    /// said nothing in time (an error such as a TLS failure says nothing about the version). Returns what to add to
+    /// the reason, the first time the choice falls back for want of an answer.
+    public mutating func ended(answered: Bool, silent: Bool) -> String? {
+        if version5 && !answered && silent && !refusedVersion5 {
             version5 = false
             tentative311 = true
             guard !toldTentative else { return nil }
@@ -33,7 +34,7 @@ public struct MQTTVersionChoice: Equatable, Sendable {
             return "no answer to MQTT 5's CONNECT; the next attempt speaks MQTT 3.1.1, which brokers of 3.1.1 only "
                 + "understand"
         }
-        if !version5 && tentative311 {
+        if !version5 && tentative311 && (answered || silent) {
             version5 = true
             tentative311 = false
         }

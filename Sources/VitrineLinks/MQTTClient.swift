@@ -175,7 +175,7 @@ public final class MQTTClient {
     /// Pings and their timeout (`mosquitto_loop_misc`), and the connect timeout; at least once a second.
     public func housekeeping(now: Double) -> [Event] {
         if !isConnected, session != nil, let deadline = connectDeadline, now >= deadline {
-            return [ended("no answer within \(Int(options.connectTimeout)) s")]
+            return [ended("no answer within \(Int(options.connectTimeout)) s", silent: true)]
         }
         return service(now: now) { mosquitto_loop_misc($0) }
     }
@@ -238,8 +238,8 @@ public final class MQTTClient {
                     return events + [.failed("the broker speaks MQTT 3.1.1 only (\(reason)); trying that")]
                 }
                 return events + [.failed("the broker refused the player: \(reason)")]
-            case .disconnected(let reason):
-                return events + [ended(reason)]
+            case .disconnected(let code, let reason):
+                return events + [ended(reason, silent: code == MOSQ_ERR_KEEPALIVE.rawValue)]
             case .message(let topic, let payload, let retained):
                 events.append(.message(topic: topic, payload: payload, retained: retained))
             case .oversized(let topic, let bytes):
@@ -247,16 +247,19 @@ public final class MQTTClient {
             }
         }
         if code != MOSQ_ERR_SUCCESS.rawValue && code != MOSQ_ERR_NO_CONN.rawValue {
-            events.append(ended(MQTTSession.reason(code, errno: savedErrno)))
+            events.append(
+                ended(MQTTSession.reason(code, errno: savedErrno), silent: code == MOSQ_ERR_KEEPALIVE.rawValue))
         }
         return events
     }
 
-    /// The session ended; before the broker's CONNACK, the next attempt may speak the other version.
-    private func ended(_ reason: String) -> Event {
+    /// The session ended; `silent`: the broker said nothing in time (no CONNACK before the connect timeout or the
+    /// keepalive), as opposed to an error (TLS, a reset, a refusal) that says nothing about the version. Before the
+    /// CONNACK, the next attempt may speak the other version.
+    private func ended(_ reason: String, silent: Bool) -> Event {
         let answered = isConnected
         drop()
-        guard let note = versions.ended(answered: answered) else { return .failed(reason) }
+        guard let note = versions.ended(answered: answered, silent: silent) else { return .failed(reason) }
         return .failed("\(reason) (\(note))")
     }
 }

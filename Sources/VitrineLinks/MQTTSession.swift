@@ -15,7 +15,8 @@ final class MQTTSession {
         case connected
         /// The broker answered CONNACK with a refusal (bad credentials, not authorised), with its code.
         case refused(String, code: Int32)
-        case disconnected(String)
+        /// With libmosquitto's code: a keepalive that ran out before the CONNACK is a CONNECT left unanswered.
+        case disconnected(code: Int32, reason: String)
         /// `retained`: kept by the broker and sent on subscribing, not sent by anyone just now.
         case message(topic: String, payload: [UInt8], retained: Bool)
         /// A message longer than the limit: dropped unread.
@@ -62,7 +63,8 @@ final class MQTTSession {
                 disconnected: { context, code in
                     guard let context else { return }
                     let inbox = Unmanaged<Inbox>.fromOpaque(context).takeUnretainedValue()
-                    inbox.events.append(.disconnected(code == 0 ? "disconnected" : MQTTSession.reason(code)))
+                    inbox.events.append(
+                        .disconnected(code: code, reason: code == 0 ? "disconnected" : MQTTSession.reason(code)))
                 },
                 message: { context, topic, payload, length, retained in
                     guard let context, let topic else { return }

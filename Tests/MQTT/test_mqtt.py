@@ -502,31 +502,31 @@ def broker_of_mqtt_311_only(vitrine, work):
     if tool is None:
         return
     broker = OldBroker(work, tool)
-    library = make_library(f"{work}/old-broker", {"A": [(200, 20, 20), (20, 200, 20)]})
-    operator = Observer(broker, "vitrine/old-broker/#", name="old-operator")
+    library = make_library(f"{work}/amqtt-player", {"A": [(200, 20, 20), (20, 200, 20)]})
+    operator = Observer(broker, "vitrine/amqtt-player/#", name="amqtt-operator")
     player = None
     try:
-        operator.publish("vitrine/old-broker/cmd", "screen off", retain=True)
-        player = Player(vitrine, work, "old-broker", library,
-                        {"host": "127.0.0.1", "port": broker.port, "id": "old-broker", "keepAlive": 30})
+        operator.publish("vitrine/amqtt-player/cmd", "screen off", retain=True)
+        player = Player(vitrine, work, "amqtt-player", library,
+                        {"host": "127.0.0.1", "port": broker.port, "id": "amqtt-player", "keepAlive": 30})
         # amqtt reads MQTT 5's CONNECT properties as 3.1.1's payload and waits for bytes that never come: the
         # player gives the attempt up after 15 s.
         connected = until(lambda: player.lines("MQTT: connected"), 40)
         fell_back = player.lines("the next attempt speaks MQTT 3.1.1")
-        online = operator.wait("vitrine/old-broker/availability", lambda p: p == b"online", 0, timeout=10)
+        online = operator.wait("vitrine/amqtt-player/availability", lambda p: p == b"online", 0, timeout=10)
         record(bool(connected) and len(fell_back) == 1 and bool(online),
                f"a broker of MQTT 3.1.1 only (amqtt {AMQTT}): the fallback said in {len(fell_back)} line "
                f"({fell_back[0].strip() if fell_back else '-'}), connected, online published")
         ignored = until(lambda: player.lines("ignored a retained message"), 10)
         start = time.monotonic()
-        operator.publish("vitrine/old-broker/cmd", "pause")
-        paused = operator.wait("vitrine/old-broker/state", lambda p: "user" in state(p).get("paused", []), start)
+        operator.publish("vitrine/amqtt-player/cmd", "pause")
+        paused = operator.wait("vitrine/amqtt-player/state", lambda p: "user" in state(p).get("paused", []), start)
         reply = json.loads(player.ctl("status"))
         record(bool(ignored) and bool(paused) and reply.get("screen") == "on",
                f"over 3.1.1 a command is obeyed (paused: {bool(paused)}) and the retained `screen off` is ignored "
                f"(screen {reply.get('screen')!r}; {ignored[0].strip() if ignored else 'no log line'})")
     finally:
-        operator.publish("vitrine/old-broker/cmd", b"", retain=True)
+        operator.publish("vitrine/amqtt-player/cmd", b"", retain=True)
         operator.close()
         if player is not None:
             player.stop()

@@ -259,8 +259,8 @@ import Testing
         let first = choice.refused()
         #expect(first)
         #expect(!choice.version5)
-        let unanswered = choice.ended(answered: false)
-        let lost = choice.ended(answered: true)
+        let unanswered = choice.ended(answered: false, silent: true)
+        let lost = choice.ended(answered: true, silent: false)
         #expect(unanswered == nil && lost == nil)
         #expect(!choice.version5)
         let again = choice.refused()
@@ -271,19 +271,27 @@ import Testing
     /// versions in turn, silently; a 3.1.1 connection made so, once lost, tries 5 again.
     @Test func noAnswerTriesTheOtherVersionInTurn() {
         var choice = MQTTVersionChoice()
-        let note = choice.ended(answered: false)
+        let note = choice.ended(answered: false, silent: true)
         #expect(note?.contains("the next attempt speaks MQTT 3.1.1") == true)
         #expect(!choice.version5)
         // Unanswered in turn (a broker stopped for a while): the versions alternate, silently.
         var notes: [String?] = []
         var versions: [Bool] = []
         for answered in [false, false, true, true] {
-            notes.append(choice.ended(answered: answered))
+            notes.append(choice.ended(answered: answered, silent: !answered))
             versions.append(choice.version5)
         }
         #expect(notes.allSatisfy { $0 == nil })
         // 3.1.1 unanswered: 5; 5 unanswered: 3.1.1; that 3.1.1 connection lost: 5 first again; a connection of 5
         // lost has nothing to do with the version.
         #expect(versions == [true, false, true, true])
+    }
+
+    /// An error before the CONNACK (a TLS failure, a reset) says nothing about the version: MQTT 5 stays.
+    @Test func anErrorIsNoReasonToFallBack() {
+        var choice = MQTTVersionChoice()
+        let note = choice.ended(answered: false, silent: false)
+        #expect(note == nil)
+        #expect(choice.version5)
     }
 }
