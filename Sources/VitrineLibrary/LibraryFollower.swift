@@ -31,7 +31,7 @@ package final class LibraryFollower {
     }
 
     /// The descriptors the player's loop waits on for the follower.
-    package enum Source: CaseIterable {
+    private enum Source {
         case watcher, rescan, libraryCheck, indexes, renditions, settle, categories
     }
 
@@ -65,6 +65,7 @@ package final class LibraryFollower {
     /// Changes to the active category seen while an index job was out: read once it is back.
     private var changesWaiting: LibraryWatcher.Changes?
     private let renditionWakeup: Wakeup
+    private var sources: LoopSources?
     /// Makes renditions of photos refused for memory (nil without a rendition cache).
     package let renditionMaker: RenditionMaker?
 
@@ -100,7 +101,16 @@ package final class LibraryFollower {
         owner?.followedShow ?? Show(active: nil, playlist: nil, order: .name, pairPortraits: false)
     }
 
-    package var descriptors: [(descriptor: Int32, source: Source)] {
+    /// Watches the follower's descriptors in `loop`.
+    package func register(in loop: EventLoop) throws(RuntimeError) {
+        var sources = LoopSources(loop)
+        for (descriptor, source) in descriptors {
+            try sources.add(descriptor) { [unowned self] _ in handle(source, now: MonotonicClock.seconds()) }
+        }
+        self.sources = sources
+    }
+
+    private var descriptors: [(descriptor: Int32, source: Source)] {
         [
             (watcher.descriptor, .watcher), (rescanTimer.descriptor, .rescan),
             (libraryCheckTimer.descriptor, .libraryCheck), (indexWakeup.descriptor, .indexes),
@@ -122,12 +132,14 @@ package final class LibraryFollower {
     }
 
     package func stop() {
+        sources?.removeAll()
+        sources = nil
         lister.stop()
         indexer.stop()
         renditionMaker?.stop()
     }
 
-    package func handle(_ source: Source, now: Double) {
+    private func handle(_ source: Source, now: Double) {
         switch source {
         case .indexes:
             indexWakeup.drain()
