@@ -26,7 +26,8 @@ public final class EventLoop {
     /// Out-of-band data: a CEC adapter's events.
     public static let priority = UInt32(EPOLLPRI.rawValue)
 
-    private var descriptor: Int32
+    private var owned: Descriptor?
+    private var descriptor: Int32 { owned?.number ?? -1 }
     private var handlers: [UInt64: (UInt32) -> Void] = [:]
     /// The registration each descriptor number has now: a number closed by its owner and opened again for another
     /// source belongs to the newer registration, which removing the older one must leave alone.
@@ -34,20 +35,15 @@ public final class EventLoop {
     private var lastID: UInt64 = 0
 
     public init() throws(RuntimeError) {
-        descriptor = epoll_create1(Int32(EPOLL_CLOEXEC))
-        guard descriptor >= 0 else { throw .last("create an epoll instance") }
+        owned = try SystemCall.open("create an epoll instance") { epoll_create1(Int32(EPOLL_CLOEXEC)) }
     }
 
     /// Closing the epoll descriptor is explicit: the loop's owner decides when the show is over.
     public func close() {
-        guard descriptor >= 0 else { return }
-        _ = Glibc.close(descriptor)
-        descriptor = -1
+        owned = nil
         handlers = [:]
         registered = [:]
     }
-
-    deinit { close() }
 
     /// Watches `fd` for `events`; `handler` runs on the loop's thread with the events that were ready. Handlers
     /// that reach back into their owner capture it unowned or weak: the loop outlives none of them.
