@@ -143,7 +143,7 @@ extension PlayerRuntime {
             slidePicture: { [unowned self] in (self.slidePicture, self.slidePictureComing) })
         remote.renditions = follower.renditionMaker
         remote.libraryChanged = { [unowned self] placed in
-            self.follower.placed(placed, now: MonotonicClock.seconds())
+            self.sendAll(self.follower.placed(placed, show: self.followedShow, now: MonotonicClock.seconds()))
         }
         do {
             try remote.start(in: loop)

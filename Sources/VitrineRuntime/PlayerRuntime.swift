@@ -16,7 +16,7 @@ import VitrinePlatform
 /// The player thread: one epoll loop over the slide timer, signals, decode results, inotify, the display's
 /// vblank and the control socket. It owns the `Player` state machine, feeds it events and carries out its
 /// actions; decoding happens on the worker thread.
-public final class PlayerRuntime: LibraryFollowerOwner {
+public final class PlayerRuntime {
     /// Client tokens start here, plus the client's descriptor.
     /// The previous slide is kept too only when, after everything else, the budget still has this much room
     /// for a progressive decode (whose coefficients libjpeg must hold whole).
@@ -329,7 +329,6 @@ public final class PlayerRuntime: LibraryFollowerOwner {
         startMQTT(configuration.settings)
         startCEC(configuration.settings)
         startWeb(configuration.settings)
-        follower.owner = self
         send(.start(categories: follower.start(now: MonotonicClock.seconds()), now: MonotonicClock.seconds()))
         followSchedule()
         drainDisplay()
@@ -393,7 +392,9 @@ public final class PlayerRuntime: LibraryFollowerOwner {
             let now = MonotonicClock.seconds()
             for outcome in worker.takeOutcomes() { deliver(outcome, now: now) }
         }
-        try follower.register(in: loop)
+        try follower.register(in: loop, show: { [unowned self] in followedShow }) { [unowned self] found in
+            sendAll(found)
+        }
         for descriptor in display.eventDescriptors {
             try loop.add(descriptor) { [unowned self] _ in display.handleReadable(now: MonotonicClock.seconds()) }
         }
@@ -473,7 +474,8 @@ public final class PlayerRuntime: LibraryFollowerOwner {
         for event in events ?? [] { send(event) }
     }
 
-    package var followedShow: LibraryFollower.Show {
+    /// What the show plays, for the library follower at each call.
+    var followedShow: LibraryFollower.Show {
         LibraryFollower.Show(
             active: player.active, playlist: player.playlist, order: player.options.order, pairPortraits: pairsPortraits
         )
@@ -486,7 +488,7 @@ public final class PlayerRuntime: LibraryFollowerOwner {
     func perform(_ action: Player.Action) {
         switch action {
         case .index(let name):
-            follower.index(name)
+            sendAll(follower.index(name, show: followedShow))
         case .decode(let request):
             if !crossfader.deferIfFading(request) { worker.submit(request) }
         case .cancel(let id):
