@@ -104,3 +104,31 @@ class StallProbe:
         self._process.kill()
         self._process.wait()
         self._reader.join(timeout=2)
+
+
+def pip_tool(venv, package, version, tool):
+    """`tool` of `package`==`version` in the venv at `venv`, installed from PyPI when missing (for what Debian does
+    not package). Returns (path, None), or (None, why it cannot be had)."""
+    import os
+    import subprocess
+    import sys
+    path = f"{venv}/bin/{tool}"
+
+    def installed():
+        if not os.path.exists(f"{venv}/bin/python"):
+            return None
+        found = subprocess.run([f"{venv}/bin/python", "-c",
+                                f"import importlib.metadata as m; print(m.version({package!r}))"],
+                               capture_output=True, text=True)
+        return found.stdout.strip() if found.returncode == 0 else None
+    if installed() == version and os.path.exists(path):
+        return path, None
+    print(f"      installing {package} {version} into {venv}", flush=True)
+    for step in ([sys.executable, "-m", "venv", venv], [f"{venv}/bin/pip", "install", "-q", f"{package}=={version}"]):
+        done = subprocess.run(step, capture_output=True, text=True, timeout=900)
+        if done.returncode != 0:
+            return None, (f"cannot install {package} {version} ({' '.join(step[:3])}): "
+                          f"{(done.stderr or done.stdout).strip()[-300:]}")
+    if installed() != version or not os.path.exists(path):
+        return None, f"{package} {version} did not install {path}"
+    return path, None

@@ -88,6 +88,13 @@ static inline int vitrine_epoll_add(int epoll, int fd, unsigned int events, unsi
     return epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event);
 }
 
+static inline int vitrine_epoll_modify(int epoll, int fd, unsigned int events, unsigned long long token) {
+    struct epoll_event event = {0};
+    event.events = events;
+    event.data.u64 = token;
+    return epoll_ctl(epoll, EPOLL_CTL_MOD, fd, &event);
+}
+
 static inline int vitrine_epoll_wait(int epoll, unsigned long long *tokens, unsigned int *events, int capacity,
                                      int timeout_ms) {
     struct epoll_event ready[64];

@@ -51,14 +51,14 @@ public struct DRMConnector: Sendable {
 /// master and may change what the screen shows.
 public final class DRMDevice {
     public let path: String
-    public private(set) var descriptor: Int32
+    private var owned: Descriptor
+    public var descriptor: Int32 { owned.number }
     public let driver: String
 
     public init(path: String) throws(RuntimeError) {
         self.path = path
-        descriptor = open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK)
-        guard descriptor >= 0 else { throw .last("open", path: path) }
-        if let version = drmGetVersion(descriptor) {
+        owned = try SystemCall.open("open", path: path) { open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK) }
+        if let version = drmGetVersion(owned.number) {
             driver = version.pointee.name.map { String(cString: $0) } ?? "unknown"
             drmFreeVersion(version)
         } else {
@@ -66,12 +66,8 @@ public final class DRMDevice {
         }
     }
 
-    deinit { close() }
-
     public func close() {
-        guard descriptor >= 0 else { return }
-        _ = Glibc.close(descriptor)
-        descriptor = -1
+        owned = Descriptor(taking: -1)
     }
 
     /// The cards of this machine, `/dev/dri/card0` first.

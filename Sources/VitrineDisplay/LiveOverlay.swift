@@ -13,7 +13,7 @@ import VitrinePlatform
 /// MQTT texts (`OverlayTexts`, with a timer for the next one to go stale). The loop asks for `lines` after each turn
 /// and paints them when they changed.
 package final class LiveOverlay {
-    package enum Source: CaseIterable {
+    private enum Source {
         case minute, stale, zone
     }
 
@@ -26,6 +26,7 @@ package final class LiveOverlay {
     /// Nil where `/etc` cannot be watched: a new zone then shows at the next minute.
     private let zone: TimeZoneWatcher?
     private let log: EventLog
+    private var sources: LoopSources?
     /// Minute redraws since start (`/metrics`, the benchmark).
     private(set) var minuteRedraws = 0
 
@@ -43,9 +44,22 @@ package final class LiveOverlay {
         ClockMachine.Settings(clock: settings.clock.format(locale: locale), date: settings.date ? locale : nil)
     }
 
-    package var descriptors: [(Int32, Source)] {
-        [(minuteTimer.descriptor, .minute), (staleTimer.descriptor, .stale)]
+    /// Watches its timers and the zone in `loop`.
+    package func register(in loop: EventLoop) throws(RuntimeError) {
+        var sources = LoopSources(loop)
+        let watched: [(Int32, Source)] =
+            [(minuteTimer.descriptor, .minute), (staleTimer.descriptor, .stale)]
             + (zone.map { [($0.descriptor, .zone)] } ?? [])
+        for (descriptor, source) in watched {
+            try sources.add(descriptor) { [unowned self] _ in handle(source, now: MonotonicClock.seconds()) }
+        }
+        self.sources = sources
+    }
+
+    /// Leaves the loop (new settings without an overlay).
+    package func close() {
+        sources?.removeAll()
+        sources = nil
     }
 
     /// What it shows, for the log: `clock HH:mm, the date, 2 texts from MQTT`.
@@ -71,7 +85,7 @@ package final class LiveOverlay {
         armStale(now: now)
     }
 
-    package func handle(_ source: Source, now: Double) {
+    private func handle(_ source: Source, now: Double) {
         switch source {
         case .minute:
             // Cancelled (the clock was set, or the system resumed) or due: either way the time is read again.

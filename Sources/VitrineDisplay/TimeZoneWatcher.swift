@@ -11,7 +11,8 @@ import VitrinePlatform
 /// Notices the system's time zone changing, so the clock shows the new local time at once rather than at the next
 /// minute: `timedatectl set-timezone` replaces the `/etc/localtime` link, which no clock event announces.
 final class TimeZoneWatcher {
-    let descriptor: Int32
+    private let owned: Descriptor
+    var descriptor: Int32 { owned.number }
     private let folder: String
     private let name: String
 
@@ -20,17 +21,12 @@ final class TimeZoneWatcher {
     init(path: String = "/etc/localtime") throws(RuntimeError) {
         folder = PathText.directory(of: path)
         name = path.split(separator: "/").last.map(String.init) ?? path
-        descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        guard descriptor >= 0 else { throw .last("start inotify") }
+        owned = try SystemCall.open("start inotify") { inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) }
         let events = UInt32(IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_DELETE)
-        guard inotify_add_watch(descriptor, folder, events) >= 0 else {
-            let failure = RuntimeError.last("watch the time zone", path: folder)
-            close(descriptor)
-            throw failure
+        try SystemCall.run("watch the time zone", path: folder) { [owned = owned.number] in
+            inotify_add_watch(owned, folder, events)
         }
     }
-
-    deinit { close(descriptor) }
 
     /// Reads what happened in the folder; true when the zone file was among it.
     func takeChange() -> Bool {

@@ -27,7 +27,8 @@ public final class VirtualTerminal {
     public let number: Int
     /// `display.vtSwitching`; a reload changes it.
     public var allowsSwitching: Bool
-    public private(set) var descriptor: Int32
+    private var owned: Descriptor
+    public var descriptor: Int32 { owned.number }
     private let log: EventLog
     /// The keyboard mode and line settings found at start, put back on close.
     private var keyboardMode: Int32 = -1
@@ -44,15 +45,12 @@ public final class VirtualTerminal {
         let path = String(cString: name)
         let digits = path.dropFirst("/dev/tty".count)
         guard path.hasPrefix("/dev/tty"), let number = Int(digits), number > 0 else { return nil }
-        let descriptor = open(path, O_RDWR | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
-        guard descriptor >= 0 else { return nil }
-        guard vitrine_vt_set_mode(descriptor, 1) == 0 else {
-            Glibc.close(descriptor)
-            return nil
-        }
+        let owned = Descriptor(taking: open(path, O_RDWR | O_CLOEXEC | O_NOCTTY | O_NONBLOCK))
+        let descriptor = owned.number
+        guard descriptor >= 0, vitrine_vt_set_mode(descriptor, 1) == 0 else { return nil }
         self.path = path
         self.number = number
-        self.descriptor = descriptor
+        self.owned = owned
         self.log = log
         allowsSwitching = allowSwitching
         var mode: Int32 = 0
@@ -90,20 +88,20 @@ public final class VirtualTerminal {
     /// Opens the VT again after a hangup. The player leads its own session (systemd's setsid), and a hangup left
     /// that session without a controlling terminal, so opening the VT makes it the controlling terminal again.
     private func reacquire() -> Int32? {
-        let fresh = open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK)
-        guard fresh >= 0 else {
+        let fresh = Descriptor(taking: open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK))
+        guard fresh.number >= 0 else {
             log(.warning, "\(RuntimeError.last("open the VT again after a hangup", path: path))")
             return nil
         }
-        _ = vitrine_take_controlling_tty(fresh)
-        guard vitrine_vt_set_mode(fresh, 1) == 0 else {
+        // Failing, the VT stays without a controlling process: VT_SETMODE below then fails and says so.
+        _ = vitrine_take_controlling_tty(fresh.number)
+        guard vitrine_vt_set_mode(fresh.number, 1) == 0 else {
             log(.warning, "\(RuntimeError.last("take the VT again after a hangup (VT_SETMODE)", path: path))")
-            Glibc.close(fresh)
             return nil
         }
         let old = descriptor
-        descriptor = fresh
-        Glibc.close(old)
+        // The hung-up descriptor closes as it is replaced.
+        owned = fresh
         hold()
         log(.notice, "\(path) was hung up under the player; it is held again")
         return old
@@ -143,6 +141,6 @@ public final class VirtualTerminal {
         if var line = savedLine { _ = tcsetattr(descriptor, TCSANOW, &line) }
         _ = vitrine_vt_set_mode(descriptor, 0)
         _ = vitrine_ioctl_value(descriptor, VITRINE_KDSETMODE, VITRINE_KD_TEXT)
-        Glibc.close(descriptor)
+        owned = Descriptor(taking: -1)
     }
 }

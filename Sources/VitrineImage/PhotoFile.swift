@@ -11,31 +11,28 @@ import VitrinePlatform
 /// loading the file.
 struct PhotoFile: ~Copyable {
     let path: String
-    let descriptor: Int32
+    private let owned: Descriptor
+    var descriptor: Int32 { owned.number }
     let byteCount: Int
 
     init(path: String) throws(ImageError) {
         self.path = path
         // O_NONBLOCK: a FIFO put where a photo was would otherwise block the open until a writer came; regular
         // files ignore the flag. The fstat below then refuses anything that is not a regular file.
-        descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard descriptor >= 0 else {
+        owned = Descriptor(taking: open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK))
+        guard owned.number >= 0 else {
             throw ImageError(file: path, reason: .unreadable(FileError(path: path, operation: "open", errno: errno)))
         }
         var status = stat()
-        guard fstat(descriptor, &status) == 0 else {
+        guard fstat(owned.number, &status) == 0 else {
             let failure = errno
-            close(descriptor)
             throw ImageError(file: path, reason: .unreadable(FileError(path: path, operation: "stat", errno: failure)))
         }
         guard status.st_mode & S_IFMT == S_IFREG else {
-            close(descriptor)
             throw ImageError(file: path, reason: .notRegularFile(Self.kind(status.st_mode)))
         }
         byteCount = Int(status.st_size)
     }
-
-    deinit { close(descriptor) }
 
     static func kind(_ mode: mode_t) -> String {
         switch mode & S_IFMT {

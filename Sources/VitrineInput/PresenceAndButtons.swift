@@ -7,11 +7,6 @@ import VitrinePlatform
 ///
 /// A line that is missing or busy is one log line at start, and the show goes on without it.
 public final class PresenceAndButtons {
-    /// Tokens for the player's epoll: the two timers, then each line at `lineTokenBase` plus its index.
-    public static let buttonTimerToken: UInt64 = 1 << 32
-    public static let presenceTimerToken: UInt64 = (1 << 32) + 1
-    public static let lineTokenBase: UInt64 = (1 << 32) + 16
-
     private var buttons: [(input: GPIOLineInput, machine: ButtonMachine)] = []
     private let sensor: GPIOLineInput?
     private var presence: PresenceMachine?
@@ -19,16 +14,19 @@ public final class PresenceAndButtons {
     private let presenceTimer: MonotonicTimer
     /// What went wrong opening the lines, said once at start.
     private(set) var problems: [String] = []
+    private var sources: LoopSources?
 
-    /// The buttons and presence `settings` ask for, registered in `loop`, with what went wrong opening the lines
-    /// logged; nil when the settings have none or the timers cannot be made (logged too).
-    public static func start(settings: Settings, in loop: EventLoop, now: Double, log: EventLog)
-        -> PresenceAndButtons?
-    {
+    /// The buttons and presence `settings` ask for, registered in `loop` (what they make of an edge or a timer
+    /// goes to `events`), with what went wrong opening the lines logged; nil when the settings have none or the
+    /// timers cannot be made (logged too).
+    public static func start(
+        settings: Settings, in loop: EventLoop, now: Double, log: EventLog,
+        events: @escaping ([Player.Event]) -> Void
+    ) -> PresenceAndButtons? {
         guard !settings.buttons.isEmpty || settings.presence != nil else { return nil }
         do {
             let started = try PresenceAndButtons(settings: settings, now: now)
-            try started.register(in: loop)
+            try started.register(in: loop, events: events)
             for problem in started.problems { log(.warning, problem) }
             return started
         } catch {
@@ -73,25 +71,27 @@ public final class PresenceAndButtons {
     /// Whether the motion sensor sees motion now; nil without a sensor.
     public var motion: Bool? { sensor == nil ? nil : presence?.motion }
 
-    /// Every descriptor `register` added, to take them out of the loop again.
-    public var descriptors: [Int32] {
-        [buttonTimer.descriptor, presenceTimer.descriptor] + buttons.map(\.input.descriptor)
-            + (sensor.map { [$0.descriptor] } ?? [])
+    private enum Source {
+        case buttonTimer, presenceTimer, button(Int), sensor
     }
 
-    func register(in loop: EventLoop) throws(RuntimeError) {
-        try loop.add(buttonTimer.descriptor, token: Self.buttonTimerToken)
-        try loop.add(presenceTimer.descriptor, token: Self.presenceTimerToken)
-        for (index, button) in buttons.enumerated() {
-            try loop.add(button.input.descriptor, token: Self.lineTokenBase + UInt64(index))
+    func register(in loop: EventLoop, events: @escaping ([Player.Event]) -> Void) throws(RuntimeError) {
+        var sources = LoopSources(loop)
+        var watched: [(Int32, Source)] = [
+            (buttonTimer.descriptor, .buttonTimer), (presenceTimer.descriptor, .presenceTimer),
+        ]
+        for (index, button) in buttons.enumerated() { watched.append((button.input.descriptor, .button(index))) }
+        if let sensor { watched.append((sensor.descriptor, .sensor)) }
+        for (descriptor, source) in watched {
+            try sources.add(descriptor) { [unowned self] _ in events(handle(source, now: MonotonicClock.seconds())) }
         }
-        if let sensor { try loop.add(sensor.descriptor, token: Self.lineTokenBase + UInt64(buttons.count)) }
+        self.sources = sources
     }
 
-    /// The player events for a readable descriptor of ours; nil when `token` is not ours.
-    public func handle(token: UInt64, now: Double) -> [Player.Event]? {
-        switch token {
-        case Self.buttonTimerToken:
+    /// The player events for a readable descriptor of ours.
+    private func handle(_ source: Source, now: Double) -> [Player.Event] {
+        switch source {
+        case .buttonTimer:
             buttonTimer.acknowledge()
             var events: [Player.Event] = []
             for index in buttons.indices {
@@ -100,11 +100,10 @@ public final class PresenceAndButtons {
             }
             armButtonTimer()
             return events
-        case Self.presenceTimerToken:
+        case .presenceTimer:
             presenceTimer.acknowledge()
             return presenceEvents(.deadline(now: now), now: now)
-        case Self.lineTokenBase..<(Self.lineTokenBase + UInt64(buttons.count)):
-            let index = Int(token - Self.lineTokenBase)
+        case .button(let index):
             var events: [Player.Event] = []
             for edge in buttons[index].input.readEdges() {
                 events += buttonEvents(
@@ -112,7 +111,7 @@ public final class PresenceAndButtons {
             }
             armButtonTimer()
             return events
-        case Self.lineTokenBase + UInt64(buttons.count):
+        case .sensor:
             guard let sensor else { return [] }
             var events: [Player.Event] = []
             for edge in sensor.readEdges() {
@@ -120,8 +119,6 @@ public final class PresenceAndButtons {
                 if edge.active { events.append(.seen(now: now)) }
             }
             return events
-        default:
-            return nil
         }
     }
 
@@ -134,6 +131,8 @@ public final class PresenceAndButtons {
 
     /// Releases the lines, so another program (or the next start) can have them at once.
     public func close() {
+        sources?.removeAll()
+        sources = nil
         for button in buttons { button.input.close() }
         sensor?.close()
     }

@@ -2,18 +2,10 @@ import VitrineCore
 import VitrineImage
 import VitrinePlatform
 
-/// The show a `LibraryFollower` reports to (the player runtime).
-package protocol LibraryFollowerOwner: AnyObject {
-    /// What the follower found, as an event for the show.
-    func send(_ event: Player.Event)
-    /// What the show plays.
-    var followedShow: LibraryFollower.Show { get }
-}
-
 /// The library side of the player's thread: the category list, the index worker, inotify, a library folder that is
 /// not there (waited for), a network share (read again on a timer) and photos refused for memory (healed by
-/// background renditions). It tells its owner what it found and reads what the show plays from it; every method
-/// runs on the player's thread.
+/// background renditions). Each entry point is given what the show plays and returns what it found, as events for
+/// the show; it keeps no copy of the show and calls nobody back. Every method runs on the player's thread.
 package final class LibraryFollower {
     /// What the follower needs to know of the show.
     package struct Show {
@@ -31,7 +23,7 @@ package final class LibraryFollower {
     }
 
     /// The descriptors the player's loop waits on for the follower.
-    package enum Source: CaseIterable {
+    private enum Source {
         case watcher, rescan, libraryCheck, indexes, renditions, settle, categories
     }
 
@@ -41,7 +33,10 @@ package final class LibraryFollower {
     let library: Library
     let watcher: LibraryWatcher
     private let log: EventLog
-    package weak var owner: (any LibraryFollowerOwner)?
+    /// What the show plays, during one entry point's call (given by the caller, dropped at the end of it).
+    private var current: Show?
+    /// What was found during one entry point's call, returned at its end.
+    private var outbox: [Player.Event] = []
     /// Seconds between reads of a library on a network or FUSE filesystem (reloadable).
     package var rescanInterval: Double
     private(set) var categoryList: [LibraryCategory] = []
@@ -65,6 +60,7 @@ package final class LibraryFollower {
     /// Changes to the active category seen while an index job was out: read once it is back.
     private var changesWaiting: LibraryWatcher.Changes?
     private let renditionWakeup: Wakeup
+    private var sources: LoopSources?
     /// Makes renditions of photos refused for memory (nil without a rendition cache).
     package let renditionMaker: RenditionMaker?
 
@@ -94,13 +90,36 @@ package final class LibraryFollower {
         }
     }
 
-    private func send(_ event: Player.Event) { owner?.send(event) }
+    private func send(_ event: Player.Event) { outbox.append(event) }
 
     private func show() -> Show {
-        owner?.followedShow ?? Show(active: nil, playlist: nil, order: .name, pairPortraits: false)
+        current ?? Show(active: nil, playlist: nil, order: .name, pairPortraits: false)
     }
 
-    package var descriptors: [(descriptor: Int32, source: Source)] {
+    /// Runs one entry point with `show` at hand; what it found.
+    private func serving(_ show: Show, _ work: () -> Void) -> [Player.Event] {
+        current = show
+        work()
+        current = nil
+        defer { outbox = [] }
+        return outbox
+    }
+
+    /// Watches the follower's descriptors in `loop`: each wake-up gets what the show plays from `show` and gives
+    /// what it found to `found`.
+    package func register(
+        in loop: EventLoop, show: @escaping () -> Show, found: @escaping ([Player.Event]) -> Void
+    ) throws(RuntimeError) {
+        var sources = LoopSources(loop)
+        for (descriptor, source) in descriptors {
+            try sources.add(descriptor) { [unowned self] _ in
+                found(handle(source, show: show(), now: MonotonicClock.seconds()))
+            }
+        }
+        self.sources = sources
+    }
+
+    private var descriptors: [(descriptor: Int32, source: Source)] {
         [
             (watcher.descriptor, .watcher), (rescanTimer.descriptor, .rescan),
             (libraryCheckTimer.descriptor, .libraryCheck), (indexWakeup.descriptor, .indexes),
@@ -122,12 +141,18 @@ package final class LibraryFollower {
     }
 
     package func stop() {
+        sources?.removeAll()
+        sources = nil
         lister.stop()
         indexer.stop()
         renditionMaker?.stop()
     }
 
-    package func handle(_ source: Source, now: Double) {
+    private func handle(_ source: Source, show: Show, now: Double) -> [Player.Event] {
+        serving(show) { handle(source, now: now) }
+    }
+
+    private func handle(_ source: Source, now: Double) {
         switch source {
         case .indexes:
             indexWakeup.drain()
@@ -211,7 +236,11 @@ package final class LibraryFollower {
     }
 
     /// Asks the index worker for a category the show switches to; an index still out for another is cancelled.
-    package func index(_ name: String) {
+    package func index(_ name: String, show: Show) -> [Player.Event] {
+        serving(show) { index(name) }
+    }
+
+    private func index(_ name: String) {
         let now = MonotonicClock.seconds()
         guard let category = categoryList.first(where: { $0.name == name }) else {
             awaitedIndex = nil
@@ -342,7 +371,11 @@ package final class LibraryFollower {
     /// The player itself changed the library (the web remote), and `placed` is a photo it put there, complete.
     /// The watcher's events for it are queued already (they came before the job's answer): read first, so no
     /// index in between holds the photo back as one being written.
-    package func placed(_ placed: String?, now: Double) {
+    package func placed(_ placed: String?, show: Show, now: Double) -> [Player.Event] {
+        serving(show) { self.placed(placed, now: now) }
+    }
+
+    private func placed(_ placed: String?, now: Double) {
         var changes = watcher.read(now: now)
         if let placed { changes.finished.formUnion(watcher.completed(placed).finished) }
         changes.categoriesChanged = true

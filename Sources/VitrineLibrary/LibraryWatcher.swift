@@ -34,7 +34,8 @@ public final class LibraryWatcher {
         public var rootReplaced = false
     }
 
-    public let descriptor: Int32
+    private let owned: Descriptor
+    public var descriptor: Int32 { owned.number }
     public let root: String
     private var rootWatch: Int32 = -1
     /// The folder holding the library: tells when a folder of the library's name appears there again.
@@ -72,15 +73,12 @@ public final class LibraryWatcher {
     public init(root: String) throws(RuntimeError) {
         self.root = root
         rootName = root.split(separator: "/").last.map(String.init) ?? root
-        descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        guard descriptor >= 0 else { throw .last("start inotify") }
-        rootWatch = inotify_add_watch(descriptor, root, Self.fileEvents | Self.folderEvents)
-        if rootWatch < 0 {
-            let failure = RuntimeError.last("watch the library", path: root)
-            guard failure.errno == ENOENT || failure.errno == ENOTDIR else {
-                close(descriptor)
-                throw failure
+        owned = try SystemCall.open("start inotify") { inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) }
+        do {
+            rootWatch = try SystemCall.run("watch the library", path: root) { [owned = owned.number] in
+                inotify_add_watch(owned, root, Self.fileEvents | Self.folderEvents)
             }
+        } catch  where error.errno == ENOENT || error.errno == ENOTDIR {
             rootMissing = true
         }
         // Without the parent (unreadable, or the root is "/") a replaced library is noticed only on a restart.
@@ -150,8 +148,6 @@ public final class LibraryWatcher {
     public func lookForRoot() {
         if rootMissing { followsWanted.insert(.look) }
     }
-
-    deinit { close(descriptor) }
 
     /// Watches `category` instead of the previous one, in two steps: this one on the player's thread drops the old
     /// watches, and `placeWatches` on the index worker watches the new folders (a path lookup and a `readdir` per

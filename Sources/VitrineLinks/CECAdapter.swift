@@ -32,7 +32,8 @@ public final class CECAdapter {
     }
 
     let info: Info
-    let descriptor: Int32
+    private var owned: Descriptor
+    var descriptor: Int32 { owned.number }
     private var pending: [UInt32: CECMessage] = [:]
     private var configured = false
 
@@ -44,10 +45,9 @@ public final class CECAdapter {
     }
 
     static func describe(_ path: String) throws(CECError) -> Info {
-        let descriptor = vitrine_cec_open(path)
-        guard descriptor >= 0 else { throw CECError(device: path, operation: "open it", errno: errno) }
-        defer { _ = Glibc.close(descriptor) }
-        return try describe(descriptor, path: path)
+        let owned = Descriptor(taking: vitrine_cec_open(path))
+        guard owned.number >= 0 else { throw CECError(device: path, operation: "open it", errno: errno) }
+        return try describe(owned.number, path: path)
     }
 
     private static func describe(_ descriptor: Int32, path: String) throws(CECError) -> Info {
@@ -82,25 +82,23 @@ public final class CECAdapter {
 
     /// Opens `path`, takes the bus and starts claiming a Playback Device address named `osdName`.
     init(path: String, osdName: String) throws(CECError) {
-        descriptor = vitrine_cec_open(path)
+        // Thrown out of before the end, the descriptor closes with the half-made adapter.
+        owned = Descriptor(taking: vitrine_cec_open(path))
+        let descriptor = owned.number
         guard descriptor >= 0 else { throw CECError(device: path, operation: "open it", errno: errno) }
-        do throws(CECError) {
-            info = try Self.describe(descriptor, path: path)
-            guard vitrine_cec_take_bus(descriptor) == 0 else {
-                throw CECError(device: path, operation: "take the bus as initiator and follower", errno: errno)
-            }
-            guard vitrine_cec_claim_playback(descriptor, osdName) == 0 else {
-                throw CECError(device: path, operation: "claim a playback device address", errno: errno)
-            }
-        } catch {
-            _ = Glibc.close(descriptor)
-            throw error
+        info = try Self.describe(descriptor, path: path)
+        guard vitrine_cec_take_bus(descriptor) == 0 else {
+            throw CECError(device: path, operation: "take the bus as initiator and follower", errno: errno)
+        }
+        guard vitrine_cec_claim_playback(descriptor, osdName) == 0 else {
+            throw CECError(device: path, operation: "claim a playback device address", errno: errno)
         }
     }
 
-    /// Closing gives the logical address up (the kernel clears it with the last descriptor).
+    /// Closing gives the logical address up (the kernel clears it with the last descriptor). A second call does
+    /// nothing.
     func close() {
-        _ = Glibc.close(descriptor)
+        owned = Descriptor(taking: -1)
     }
 
     /// Queues a message; false when the adapter refused it (no address yet, the cable out), which is logged by

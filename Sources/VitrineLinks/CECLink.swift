@@ -5,7 +5,7 @@ import VitrinePlatform
 /// state machine (`CECMachine`) and its poll timer. It hands the player what the bus means for the show: holds,
 /// releases and remote keys.
 package final class CECLink {
-    package enum Source: CaseIterable {
+    private enum Source {
         case adapter, timer
     }
 
@@ -20,6 +20,7 @@ package final class CECLink {
     private let timer: MonotonicTimer
     private let log: EventLog
     private var lastRefusal: Int32?
+    private var sources: LoopSources?
 
     package var state: CECMachine { machine }
     package var device: String { adapter.info.path }
@@ -85,12 +86,21 @@ package final class CECLink {
         self.log = log
     }
 
-    package func register(in loop: EventLoop, token: (Source) -> UInt64) throws(RuntimeError) {
-        try loop.add(adapter.descriptor, token: token(.adapter), events: EventLoop.readable | EventLoop.priority)
-        try loop.add(timer.descriptor, token: token(.timer))
+    /// Watches the adapter and the timer in `loop`; what they bring for the show goes to `outcomes`.
+    package func register(in loop: EventLoop, outcomes: @escaping ([Outcome], Double) -> Void) throws(RuntimeError) {
+        var sources = LoopSources(loop)
+        try sources.add(adapter.descriptor, events: EventLoop.readable | EventLoop.priority) { [unowned self] _ in
+            let now = MonotonicClock.seconds()
+            outcomes(handle(.adapter, now: now), now)
+        }
+        try sources.add(timer.descriptor) { [unowned self] _ in
+            let now = MonotonicClock.seconds()
+            outcomes(handle(.timer, now: now), now)
+        }
+        self.sources = sources
     }
 
-    package func handle(_ source: Source, now: Double) -> [Outcome] {
+    private func handle(_ source: Source, now: Double) -> [Outcome] {
         switch source {
         case .adapter:
             var outcomes: [Outcome] = []
@@ -118,6 +128,8 @@ package final class CECLink {
     }
 
     package func close() {
+        sources?.removeAll()
+        sources = nil
         adapter.close()
     }
 

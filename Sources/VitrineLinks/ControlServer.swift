@@ -26,11 +26,14 @@ public final class ControlServer {
         /// The client shut its side: nothing more to read, but its answers are still written.
         var readClosed = false
         var watchedEvents = EventLoop.readable
+        /// Its registration in the loop; nil while it is watched for nothing.
+        var source: EventLoop.Source?
     }
 
     private var clients: [Int32: Client] = [:]
     private var loop: EventLoop?
-    private var clientToken: (Int32) -> UInt64 = { UInt64($0) }
+    private var answer: (String) -> String = { _ in "" }
+    private var sources: [EventLoop.Source] = []
     /// Closes clients that have been idle for `idleSeconds`.
     public let idleTimer: MonotonicTimer
     /// Signalled while a client has whole lines left after its turn (`linesPerWake`): its socket may have nothing
@@ -102,15 +105,23 @@ public final class ControlServer {
         }
     }
 
-    /// Watches the socket's clients in `loop`, each with the token `clientToken` gives it.
-    public func attach(to loop: EventLoop, clientToken: @escaping (Int32) -> UInt64) {
+    /// Watches the socket, its timers and, as they come, its clients in `loop`; each line is answered with
+    /// `answer`.
+    public func attach(to loop: EventLoop, answer: @escaping (String) -> String) throws(RuntimeError) {
         self.loop = loop
-        self.clientToken = clientToken
+        self.answer = answer
+        sources = [
+            try loop.add(descriptor) { [unowned self] _ in accept(now: MonotonicClock.seconds()) },
+            try loop.add(idleTimer.descriptor) { [unowned self] _ in timerFired(now: MonotonicClock.seconds()) },
+            try loop.add(more.descriptor) { [unowned self] _ in serveWaiting(now: MonotonicClock.seconds()) },
+        ]
     }
 
     /// Closes every connection and removes the socket file.
     public func close() {
         for client in clients.keys { forget(client) }
+        for source in sources { loop?.remove(source) }
+        sources = []
         Self.closeDescriptor(descriptor)
         var status = stat()
         if lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFSOCK { unlink(path) }
@@ -129,13 +140,18 @@ public final class ControlServer {
             {
                 forget(idlest)
             }
-            do {
-                try loop?.add(client, token: clientToken(client))
-            } catch {
-                Self.closeDescriptor(client)
-                continue
+            var state = Client(lastActive: now)
+            if let loop {
+                do {
+                    state.source = try loop.add(client) { [unowned self] _ in
+                        serve(client, now: MonotonicClock.seconds())
+                    }
+                } catch {
+                    Self.closeDescriptor(client)
+                    continue
+                }
             }
-            clients[client] = Client(lastActive: now)
+            clients[client] = state
         }
         armIdleTimer()
     }
@@ -145,7 +161,7 @@ public final class ControlServer {
     /// Reads a client's lines and answers them with `answer`, at most `linesPerWake` of them; writes what it can
     /// of the answers waiting. A client with whole lines left is served again from `more`; one that is done or
     /// misbehaved is closed and no longer watched.
-    public func serve(_ client: Int32, now: Double, answer: (String) -> String) {
+    public func serve(_ client: Int32, now: Double) {
         guard var state = clients[client] else { return }
         var chunk = [UInt8](repeating: 0, count: 4096)
         // Nothing more is read from a client whose answers pile up: the socket's own buffer then holds it back.
@@ -195,10 +211,10 @@ public final class ControlServer {
     }
 
     /// Serves every client that has whole lines left from an earlier turn.
-    public func serveWaiting(now: Double, answer: (String) -> String) {
+    public func serveWaiting(now: Double) {
         more.drain()
         for client in clients.keys.sorted() where clients[client]?.input.contains(0x0A) == true {
-            serve(client, now: now, answer: answer)
+            serve(client, now: now)
         }
     }
 
@@ -239,21 +255,28 @@ public final class ControlServer {
         guard var state = clients[client], let loop else { return }
         let events = (state.readClosed ? 0 : EventLoop.readable) | (state.output.isEmpty ? 0 : EventLoop.writable)
         guard events != state.watchedEvents else { return }
-        loop.remove(client)
-        if events != 0 {
-            do {
-                try loop.add(client, token: clientToken(client), events: events)
-            } catch {
-                forget(client)
-                return
+        do {
+            // Watched for nothing, it leaves the loop: a hang-up is reported whatever the events asked for.
+            if events == 0 {
+                loop.remove(state.source)
+                state.source = nil
+            } else if let source = state.source {
+                try loop.change(source, events: events)
+            } else {
+                state.source = try loop.add(client, events: events) { [unowned self] _ in
+                    serve(client, now: MonotonicClock.seconds())
+                }
             }
+        } catch {
+            forget(client)
+            return
         }
         state.watchedEvents = events
         clients[client] = state
     }
 
     private func forget(_ client: Int32) {
-        loop?.remove(client)
+        loop?.remove(clients[client]?.source)
         clients[client] = nil
         Self.closeDescriptor(client)
     }

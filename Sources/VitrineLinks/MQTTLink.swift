@@ -13,7 +13,7 @@ import VitrinePlatform
 /// Everything runs on the player's loop and nothing waits for the network: a broker that is down, slow or
 /// refusing costs the show nothing.
 package final class MQTTLink {
-    package enum Source: CaseIterable {
+    private enum Source {
         case socket, attempt, housekeeping, retry, state
     }
 
@@ -27,9 +27,8 @@ package final class MQTTLink {
     private let stateTimer: MonotonicTimer
     private let device: HomeAssistantDiscovery.Device
     private let log: EventLog
-    private var loop: EventLoop?
-    private var token: (Source) -> UInt64 = { _ in 0 }
-    private var watched: (descriptor: Int32, writes: Bool)?
+    private var sources: LoopSources?
+    private var watched: (source: EventLoop.Source, writes: Bool)?
     /// When the housekeeping timer fires next; nil while it is disarmed.
     private var housekeepingDue: Double?
     private var categories: [String] = []
@@ -71,20 +70,24 @@ package final class MQTTLink {
         }
     }
 
-    /// Watches the link's descriptors with the tokens `token` gives, and starts connecting.
-    package func start(in loop: EventLoop, token: @escaping (Source) -> UInt64, now: Double) throws(RuntimeError) {
-        self.loop = loop
-        self.token = token
-        try loop.add(client.wakeup.descriptor, token: token(.attempt))
-        try loop.add(housekeepingTimer.descriptor, token: token(.housekeeping))
-        try loop.add(retryTimer.descriptor, token: token(.retry))
-        try loop.add(stateTimer.descriptor, token: token(.state))
+    /// Watches the link's descriptors in `loop`, and starts connecting.
+    package func start(in loop: EventLoop, now: Double) throws(RuntimeError) {
+        var sources = LoopSources(loop)
+        for (descriptor, source) in [
+            (client.wakeup.descriptor, Source.attempt), (housekeepingTimer.descriptor, .housekeeping),
+            (retryTimer.descriptor, .retry), (stateTimer.descriptor, .state),
+        ] {
+            try sources.add(descriptor) { [unowned self] events in
+                handle(source, events: events, now: MonotonicClock.seconds())
+            }
+        }
+        self.sources = sources
         log("MQTT: \(topics.id) on \(connection.broker), commands on \(topics.commandTopics.joined(separator: ", "))")
         if !overlayTopics.isEmpty { log("MQTT: overlay texts from \(overlayTopics.joined(separator: ", "))") }
         perform(connection.start(), now: now)
     }
 
-    package func handle(_ source: Source, events: UInt32, now: Double) {
+    private func handle(_ source: Source, events: UInt32, now: Double) {
         switch source {
         case .socket:
             if events & ~EventLoop.writable != 0 { process(client.readable(now: now), now: now) }
@@ -163,8 +166,9 @@ package final class MQTTLink {
 
     package func close() {
         client.close(finalMessages: [(topics.availability, "offline")])
-        if let watched { loop?.remove(watched.descriptor) }
+        sources?.loop.remove(watched?.source)
         watched = nil
+        sources?.removeAll()
     }
 
     private func perform(_ actions: [BrokerConnection.Action], now: Double) {
@@ -278,16 +282,19 @@ package final class MQTTLink {
     /// Keeps epoll watching the client's socket, which changes with each connection, for writing only while
     /// libmosquitto has something queued.
     private func watchSocket() {
-        guard let loop else { return }
+        guard let loop = sources?.loop else { return }
         let wanted = client.socket.map { (descriptor: $0, writes: client.wantsWrite) }
-        guard wanted?.descriptor != watched?.descriptor || wanted?.writes != watched?.writes else { return }
-        if let watched { loop.remove(watched.descriptor) }
+        guard wanted?.descriptor != watched?.source.descriptor || wanted?.writes != watched?.writes else { return }
+        // A new connection's socket may have the old one's number: the old registration goes first either way.
+        loop.remove(watched?.source)
         watched = nil
         guard let wanted else { return }
         let events = EventLoop.readable | (wanted.writes ? EventLoop.writable : 0)
         do {
-            try loop.add(wanted.descriptor, token: token(.socket), events: events)
-            watched = wanted
+            let source = try loop.add(wanted.descriptor, events: events) { [unowned self] events in
+                handle(.socket, events: events, now: MonotonicClock.seconds())
+            }
+            watched = (source, wanted.writes)
         } catch {
             log(.warning, "MQTT: \(error)")
         }

@@ -13,7 +13,7 @@ import VitrinePlatform
 /// needs the access token (`WebAccess`); what changes files (uploads, hide, delete) and what decodes (thumbnails)
 /// runs on the web worker and is answered when done, so no request holds up a flip.
 package final class WebRemote {
-    package enum Source: CaseIterable {
+    private enum Source {
         case server, worker, timer
     }
 
@@ -73,7 +73,9 @@ package final class WebRemote {
     package var owner = Owner(
         status: { "{}" }, answer: { _ in "error: not ready" }, metrics: { "" }, activeCategory: { nil },
         slidePicture: { (nil, false) })
-    private var loop: EventLoop?
+    private var sources: LoopSources?
+    /// Apart from the others: the writer thread closes it when it is done, which may be after `stop()`.
+    private var writerSource: EventLoop.Source?
     /// Uploads streaming now, by request.
     private var uploads: [WebServer.Pending: UploadSaver.Started] = [:]
     /// Pages asking for the slide while its picture is being made.
@@ -153,12 +155,17 @@ package final class WebRemote {
         return "/usr/share/vitrine/web"
     }
 
-    package func start(in loop: EventLoop, token: @escaping (Source) -> UInt64) throws(RuntimeError) {
-        self.loop = loop
-        try loop.add(server.descriptor, token: token(.server))
-        try loop.add(server.writerDescriptor, token: token(.server))
-        try loop.add(worker.wakeup.descriptor, token: token(.worker))
-        try loop.add(timer.descriptor, token: token(.timer))
+    package func start(in loop: EventLoop) throws(RuntimeError) {
+        var sources = LoopSources(loop)
+        for (descriptor, source) in [
+            (server.descriptor, Source.server), (worker.wakeup.descriptor, .worker), (timer.descriptor, .timer),
+        ] {
+            try sources.add(descriptor) { [unowned self] _ in handle(source, now: MonotonicClock.seconds()) }
+        }
+        self.sources = sources
+        writerSource = try loop.add(server.writerDescriptor) { [unowned self] _ in
+            handle(.server, now: MonotonicClock.seconds())
+        }
         log(
             "web remote on \(secure ? "https" : "http")://\(settings.address):\(server.port)/ (pages \(pages)); "
                 + "the link with its token is in \(tokenPath)")
@@ -175,7 +182,7 @@ package final class WebRemote {
         rearm()
     }
 
-    package func handle(_ source: Source, now: Double) {
+    private func handle(_ source: Source, now: Double) {
         switch source {
         case .server, .timer:
             server.run()
@@ -219,15 +226,12 @@ package final class WebRemote {
 
     package func close() {
         // The writer's descriptor first: the writer closes it when it is done, which may be after `stop()`.
-        loop?.remove(server.writerDescriptor)
+        sources?.loop.remove(writerSource)
+        writerSource = nil
         worker.stop()
         server.stop()
-        if let loop {
-            loop.remove(server.descriptor)
-            loop.remove(worker.wakeup.descriptor)
-            loop.remove(timer.descriptor)
-        }
-        loop = nil
+        sources?.removeAll()
+        sources = nil
     }
 
     /// Whether `new` can be taken by the running server: it listens where it did, with the same certificate.

@@ -9,14 +9,14 @@ import VitrineCore
 
 /// A timerfd on CLOCK_MONOTONIC armed at absolute times, so a deadline does not drift when the loop is late.
 public final class MonotonicTimer {
-    public let descriptor: Int32
+    private let owned: Descriptor
+    public var descriptor: Int32 { owned.number }
 
     public init() throws(RuntimeError) {
-        descriptor = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
-        guard descriptor >= 0 else { throw .last("create a timer") }
+        owned = try SystemCall.open("create a timer") {
+            timerfd_create(CLOCK_MONOTONIC, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
+        }
     }
-
-    deinit { close(descriptor) }
 
     /// Fires once at `seconds` (CLOCK_MONOTONIC); a time already past fires at once.
     public func arm(at seconds: Double) {
@@ -24,12 +24,15 @@ public final class MonotonicTimer {
         var spec = itimerspec()
         spec.it_value.tv_sec = Int(when)
         spec.it_value.tv_nsec = Int((when - Double(Int(when))) * 1e9)
-        timerfd_settime(descriptor, Int32(TFD_TIMER_ABSTIME), &spec, nil)
+        // timerfd_settime fails only for a descriptor that is not a timer or a value out of range (EINVAL), which
+        // `when` and its nanoseconds here never are.
+        _ = timerfd_settime(descriptor, Int32(TFD_TIMER_ABSTIME), &spec, nil)
     }
 
     public func disarm() {
         var spec = itimerspec()
-        timerfd_settime(descriptor, 0, &spec, nil)
+        // As in `arm`: a zero value is always valid.
+        _ = timerfd_settime(descriptor, 0, &spec, nil)
     }
 
     /// Reads the expiration count so the descriptor stops being readable; true when the timer had fired.
@@ -43,26 +46,28 @@ public final class MonotonicTimer {
 /// A timerfd on CLOCK_REALTIME for wall-clock schedules. It is cancelled (and reads fail with ECANCELED) when
 /// the clock is set, so a changed time or time zone is noticed at once (timerfd_create(2), TFD_TIMER_CANCEL_ON_SET).
 public final class WallClockTimer {
-    public let descriptor: Int32
+    private let owned: Descriptor
+    public var descriptor: Int32 { owned.number }
 
     public init() throws(RuntimeError) {
-        descriptor = timerfd_create(CLOCK_REALTIME, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
-        guard descriptor >= 0 else { throw .last("create a wall-clock timer") }
+        owned = try SystemCall.open("create a wall-clock timer") {
+            timerfd_create(CLOCK_REALTIME, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
+        }
     }
-
-    deinit { close(descriptor) }
 
     /// Fires at `seconds` since the epoch, or when the clock is set.
     public func arm(atEpochSeconds seconds: Int) {
         var spec = itimerspec()
         spec.it_value.tv_sec = seconds
         // TFD_TIMER_CANCEL_ON_SET is (1 << 1) in <sys/timerfd.h>, a macro built from an enum Swift does not see.
-        timerfd_settime(descriptor, Int32(TFD_TIMER_ABSTIME) | (1 << 1), &spec, nil)
+        // It fails only for a value out of range (EINVAL); whole seconds since the epoch never are.
+        _ = timerfd_settime(descriptor, Int32(TFD_TIMER_ABSTIME) | (1 << 1), &spec, nil)
     }
 
     public func disarm() {
         var spec = itimerspec()
-        timerfd_settime(descriptor, 0, &spec, nil)
+        // A zero value is always valid.
+        _ = timerfd_settime(descriptor, 0, &spec, nil)
     }
 
     /// Reads the expiration; true when the timer was cancelled because the clock jumped (it was set, or the
@@ -83,24 +88,23 @@ public final class WallClockTimer {
 }
 
 /// An eventfd another thread writes to wake the player thread.
-public final class Wakeup: @unchecked Sendable {
-    // @unchecked: the descriptor never changes after init; eventfd writes and reads are atomic.
-    public let descriptor: Int32
+public final class Wakeup: Sendable {
+    private let owned: Descriptor
+    public var descriptor: Int32 { owned.number }
 
     public init() throws(RuntimeError) {
-        descriptor = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
-        guard descriptor >= 0 else { throw .last("create an eventfd") }
+        owned = try SystemCall.open("create an eventfd") { eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC)) }
     }
-
-    deinit { close(descriptor) }
 
     public func signal() {
         var one: UInt64 = 1
+        // Fails only when the counter would overflow (EAGAIN at 2^64 - 2 unread signals): the loop is awake then.
         _ = write(descriptor, &one, 8)
     }
 
     public func drain() {
         var count: UInt64 = 0
+        // EAGAIN when nothing was signalled since the last drain: nothing to take.
         _ = read(descriptor, &count, 8)
     }
 }
@@ -108,17 +112,18 @@ public final class Wakeup: @unchecked Sendable {
 /// Signals delivered as readable data (signalfd) instead of handlers, so they are handled on the player thread
 /// between events. The signals are blocked in every thread started after this is made.
 public final class SignalSource {
-    public let descriptor: Int32
+    private let owned: Descriptor
+    public var descriptor: Int32 { owned.number }
 
     public init(_ signals: [Int32]) throws(RuntimeError) {
         var set = sigset_t()
-        guard signals.withUnsafeBufferPointer({ vitrine_block_signals($0.baseAddress, Int32($0.count), &set) }) == 0
-        else { throw .last("block signals") }
-        descriptor = signalfd(-1, &set, Int32(SFD_NONBLOCK | SFD_CLOEXEC))
-        guard descriptor >= 0 else { throw .last("create a signalfd") }
+        // pthread_sigmask returns the error number instead of setting errno.
+        let failure = signals.withUnsafeBufferPointer {
+            vitrine_block_signals($0.baseAddress, Int32($0.count), &set)
+        }
+        guard failure == 0 else { throw RuntimeError("block signals", errno: failure) }
+        owned = try SystemCall.open("create a signalfd") { signalfd(-1, &set, Int32(SFD_NONBLOCK | SFD_CLOEXEC)) }
     }
-
-    deinit { close(descriptor) }
 
     /// The signals that arrived since the last call.
     public func take() -> [Int32] {

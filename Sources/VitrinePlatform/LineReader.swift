@@ -8,7 +8,8 @@ import VitrineCore
 
 /// Reads a file line by line through a 64 KiB buffer, so a large file is never held whole.
 package final class LineReader {
-    private let descriptor: Int32
+    private let owned: Descriptor
+    private var descriptor: Int32 { owned.number }
     private var buffer: [UInt8] = []
     /// Where the unread part of `buffer` starts, and the file offset of `buffer[0]`.
     private var position = 0
@@ -18,11 +19,9 @@ package final class LineReader {
 
     /// Nil when the file cannot be opened.
     package init?(path: String) {
-        descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
+        owned = Descriptor(taking: open(path, O_RDONLY | O_CLOEXEC))
+        guard owned.number >= 0 else { return nil }
     }
-
-    deinit { close(descriptor) }
 
     /// The file offset up to which lines have been returned.
     package var consumed: Int { bufferOffset + position }

@@ -14,7 +14,8 @@ public final class ServiceNotifier {
     /// How often to tell the watchdog the player is alive: half its timeout, as sd_watchdog_enabled(3) advises;
     /// nil when no watchdog is set (or `$WATCHDOG_PID` names another process, e.g. a shell that started us).
     public let watchdogInterval: Double?
-    private let descriptor: Int32
+    private let owned: Descriptor
+    private var descriptor: Int32 { owned.number }
 
     /// Nil when the player was not started by a service manager that listens.
     public static func fromEnvironment() -> ServiceNotifier? {
@@ -30,13 +31,11 @@ public final class ServiceNotifier {
     }
 
     init?(socketPath: String, watchdogInterval: Double?) {
-        descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { return nil }
+        owned = Descriptor(taking: socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0))
+        guard owned.number >= 0 else { return nil }
         self.socketPath = socketPath
         self.watchdogInterval = watchdogInterval
     }
-
-    deinit { close(descriptor) }
 
     /// Sends one notification (e.g. "READY=1\nSTATUS=playing"); false when the manager did not take it, which the
     /// player cannot do anything about.

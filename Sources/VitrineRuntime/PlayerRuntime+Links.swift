@@ -19,11 +19,10 @@ extension PlayerRuntime {
     /// New buttons or presence settings: the lines are released and requested again (so a line given up is free
     /// at once); the room starts out present, so a screen that an empty room turned off comes back.
     func reopenPresenceAndButtons(_ settings: Settings, now: Double) {
-        if let old = presenceAndButtons {
-            for descriptor in old.descriptors { loop.remove(descriptor) }
-            old.close()
+        presenceAndButtons?.close()
+        presenceAndButtons = PresenceAndButtons.start(settings: settings, in: loop, now: now, log: log) {
+            [unowned self] events in sendAll(events)
         }
-        presenceAndButtons = PresenceAndButtons.start(settings: settings, in: loop, now: now, log: log)
         if player.screen.absent { send(.presence(present: true, why: "presence settings changed", now: now)) }
     }
 
@@ -46,7 +45,7 @@ extension PlayerRuntime {
             self.live?.received(topic: topic, payload: payload, now: MonotonicClock.seconds())
         }
         do {
-            try link.start(in: loop, token: { Token($0).rawValue }, now: MonotonicClock.seconds())
+            try link.start(in: loop, now: MonotonicClock.seconds())
         } catch {
             log(.error, "MQTT: \(error); the show goes on without MQTT")
             link.close()
@@ -70,7 +69,7 @@ extension PlayerRuntime {
         do {
             live = try LiveOverlay(
                 settings: overlaySettings, locale: settings.locale ?? DateStyle.processDefault(), log: log)
-            for (descriptor, source) in live.descriptors { try loop.add(descriptor, token: Token(source).rawValue) }
+            try live.register(in: loop)
         } catch {
             log(.error, "overlay: \(error); the show goes on without the clock and texts")
             return
@@ -86,7 +85,7 @@ extension PlayerRuntime {
     /// MQTT link subscribes again and the broker's retained messages bring them back).
     func followOverlaySettings(_ settings: Settings, now: Double) {
         guard let live, let overlaySettings = settings.overlay else {
-            if let live { for (descriptor, _) in live.descriptors { loop.remove(descriptor) } }
+            live?.close()
             live = nil
             overlay.corner = nil
             startOverlay(settings)
@@ -144,10 +143,10 @@ extension PlayerRuntime {
             slidePicture: { [unowned self] in (self.slidePicture, self.slidePictureComing) })
         remote.renditions = follower.renditionMaker
         remote.libraryChanged = { [unowned self] placed in
-            self.follower.placed(placed, now: MonotonicClock.seconds())
+            self.sendAll(self.follower.placed(placed, show: self.followedShow, now: MonotonicClock.seconds()))
         }
         do {
-            try remote.start(in: loop, token: { Token($0).rawValue })
+            try remote.start(in: loop)
         } catch {
             log(.error, "web remote: \(error); the show goes on without it")
             remote.close()
@@ -169,7 +168,9 @@ extension PlayerRuntime {
         if slidePictures == nil {
             do {
                 let pictures = try ThumbnailWorker()
-                try loop.add(pictures.wakeup.descriptor, token: Token.slidePicture.rawValue)
+                try loop.add(pictures.wakeup.descriptor) { [unowned self] _ in
+                    deliverSlidePicture(now: MonotonicClock.seconds())
+                }
                 slidePictures = pictures
             } catch {
                 log(.warning, "no pictures of the slide for MQTT or the web remote: \(error)")
@@ -198,7 +199,7 @@ extension PlayerRuntime {
             let link = CECLink.start(settings: cecSettings, screen: screen, screenOn: player.screen.isOn, log: log)
         else { return }
         do {
-            try link.register(in: loop, token: { Token($0).rawValue })
+            try link.register(in: loop) { [unowned self] outcomes, now in applyCEC(outcomes, now: now) }
         } catch {
             log(.warning, "CEC: \(error); the TV will not follow the screen")
             link.close()

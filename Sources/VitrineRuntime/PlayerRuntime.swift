@@ -16,9 +16,8 @@ import VitrinePlatform
 /// The player thread: one epoll loop over the slide timer, signals, decode results, inotify, the display's
 /// vblank and the control socket. It owns the `Player` state machine, feeds it events and carries out its
 /// actions; decoding happens on the worker thread.
-public final class PlayerRuntime: LibraryFollowerOwner {
+public final class PlayerRuntime {
     /// Client tokens start here, plus the client's descriptor.
-    static let clientTokenBase: UInt64 = 1000
     /// The previous slide is kept too only when, after everything else, the budget still has this much room
     /// for a progressive decode (whose coefficients libjpeg must hold whole).
     static let progressiveReserve = 96 << 20
@@ -49,6 +48,8 @@ public final class PlayerRuntime: LibraryFollowerOwner {
     let display: DisplayController
     let hotplug: HotplugMonitor?
     var terminal: VirtualTerminal?
+    /// The VT's registration in the loop (a hangup replaces its descriptor).
+    private var terminalSource: EventLoop.Source?
     var input: InputSource?
     private let inputHoldTimer: MonotonicTimer
     var inputRouter: InputRouter
@@ -306,28 +307,7 @@ public final class PlayerRuntime: LibraryFollowerOwner {
     /// Plays until a signal or `--exit-after` ends the show. Returns the exit status.
     public func run() -> Int32 {
         do {
-            try loop.add(timer.descriptor, token: Token.timer.rawValue)
-            try loop.add(signals.descriptor, token: Token.signals.rawValue)
-            try loop.add(decodeWakeup.descriptor, token: Token.decodes.rawValue)
-            for (descriptor, source) in follower.descriptors {
-                try loop.add(descriptor, token: Token(source).rawValue)
-            }
-            for descriptor in display.eventDescriptors { try loop.add(descriptor, token: Token.vblank.rawValue) }
-            if let control {
-                try loop.add(control.descriptor, token: Token.control.rawValue)
-                try loop.add(control.idleTimer.descriptor, token: Token.controlIdle.rawValue)
-                try loop.add(control.more.descriptor, token: Token.controlMore.rawValue)
-                control.attach(to: loop) { Self.clientTokenBase + UInt64($0) }
-            }
-            try loop.add(scheduleTimer.descriptor, token: Token.schedule.rawValue)
-            if let hotplug { try loop.add(hotplug.descriptor, token: Token.hotplug.rawValue) }
-            if let input { try loop.add(input.descriptor, token: Token.input.rawValue) }
-            try loop.add(inputHoldTimer.descriptor, token: Token.inputHold.rawValue)
-            try loop.add(overlay.descriptor, token: Token.banner.rawValue)
-            try loop.add(watchdogTimer.descriptor, token: Token.watchdog.rawValue)
-            try loop.add(metricsTimer.descriptor, token: Token.metrics.rawValue)
-            if let position { try loop.add(position.descriptor, token: Token.position.rawValue) }
-            if let terminal { try loop.add(terminal.descriptor, token: Token.terminal.rawValue) }
+            try registerSources()
         } catch {
             log(.error, "\(error)")
             return 1
@@ -339,7 +319,8 @@ public final class PlayerRuntime: LibraryFollowerOwner {
         )
         if let snapshots = display.snapshots { log("presented frames go to \(snapshots.directory)/") }
         presenceAndButtons = PresenceAndButtons.start(
-            settings: configuration.settings, in: loop, now: MonotonicClock.seconds(), log: log)
+            settings: configuration.settings, in: loop, now: MonotonicClock.seconds(), log: log
+        ) { [unowned self] events in sendAll(events) }
         display.decorate = { [unowned self] pixels, _, stride in
             self.overlay.decorate(
                 canvas: self.profileNow.compose, rotation: self.profileNow.rotation, pixels: pixels, stride: stride)
@@ -348,7 +329,6 @@ public final class PlayerRuntime: LibraryFollowerOwner {
         startMQTT(configuration.settings)
         startCEC(configuration.settings)
         startWeb(configuration.settings)
-        follower.owner = self
         send(.start(categories: follower.start(now: MonotonicClock.seconds()), now: MonotonicClock.seconds()))
         followSchedule()
         drainDisplay()
@@ -362,7 +342,7 @@ public final class PlayerRuntime: LibraryFollowerOwner {
             // Before anything that woke us: a deadline that passed while the system slept must not advance the show.
             noticeSleep()
             for event in ready {
-                handle(event)
+                guard loop.dispatch(event) else { continue }
                 drainDisplay()
                 if exitStatus != nil { break }
             }
@@ -399,94 +379,91 @@ public final class PlayerRuntime: LibraryFollowerOwner {
         loop.close()
     }
 
-    private func handle(_ ready: EventLoop.Ready) {
-        let now = MonotonicClock.seconds()
-        switch Token(rawValue: ready.token) {
-        case .timer:
-            timer.acknowledge()
-            guard let generation = armedGeneration else { return }
-            // An expiry seconds after its deadline means the system slept through it (s2idle keeps CLOCK_MONOTONIC
-            // running, and its suspend counter may be updated only after user space runs again): no catch-up.
-            if let deadline = armedDeadline, SleepDetector.firedLate(deadline: deadline, now: now),
-                wokeFromSleep("the slide timer fired \(Int(now - deadline)) s late: the system slept")
-            {
-                return
-            }
-            advanceDeadline = armedDeadline
-            send(.timerFired(generation: generation, now: now))
-        case .signals:
+    /// The runtime's own descriptors, each with its handler; the parts (the follower, the links, the overlay,
+    /// buttons and presence) register theirs as they start.
+    private func registerSources() throws(RuntimeError) {
+        try loop.add(timer.descriptor) { [unowned self] _ in slideTimerFired(now: MonotonicClock.seconds()) }
+        try loop.add(signals.descriptor) { [unowned self] _ in
+            let now = MonotonicClock.seconds()
             for signal in signals.take() where exitStatus == nil { handleSignal(signal, now: now) }
-        case .decodes:
+        }
+        try loop.add(decodeWakeup.descriptor) { [unowned self] _ in
             decodeWakeup.drain()
+            let now = MonotonicClock.seconds()
             for outcome in worker.takeOutcomes() { deliver(outcome, now: now) }
-        case .library, .rescan, .libraryCheck, .indexes, .renditions, .librarySettle, .libraryCategories:
-            guard let source = Token(rawValue: ready.token)?.librarySource else { return }
-            follower.handle(source, now: now)
-        case .vblank:
-            display.handleReadable(now: now)
-        case .schedule:
+        }
+        try follower.register(in: loop, show: { [unowned self] in followedShow }) { [unowned self] found in
+            sendAll(found)
+        }
+        for descriptor in display.eventDescriptors {
+            try loop.add(descriptor) { [unowned self] _ in display.handleReadable(now: MonotonicClock.seconds()) }
+        }
+        try control?.attach(to: loop) { [unowned self] line in answer(line) }
+        try loop.add(scheduleTimer.descriptor) { [unowned self] _ in
             if scheduleTimer.acknowledge() {
                 // The wall clock jumped: the system resumed (or the clock was set, which costs only a fresh
                 // interval). The suspend counter may not have moved yet, so do not wait for it.
                 wokeFromSleep("the wall clock jumped (resume from sleep, or the clock was set)")
             }
             followSchedule()
-        case .hotplug:
-            if hotplug?.takeChanges() == true { screenChanged(now: now) }
-        case .input:
-            for event in input?.read() ?? [] { handleInput(event, now: now) }
-        case .inputHold:
-            if inputHoldTimer.acknowledge() { send(.inputHoldEnded(now: now)) }
-        case .banner:
-            overlay.timerFired(now: now)
-        case .watchdog:
+        }
+        if let hotplug {
+            try loop.add(hotplug.descriptor) { [unowned self] _ in
+                if hotplug.takeChanges() { screenChanged(now: MonotonicClock.seconds()) }
+            }
+        }
+        if let input {
+            try loop.add(input.descriptor) { [unowned self] _ in
+                let now = MonotonicClock.seconds()
+                for event in input.read() { handleInput(event, now: now) }
+            }
+        }
+        try loop.add(inputHoldTimer.descriptor) { [unowned self] _ in
+            if inputHoldTimer.acknowledge() { send(.inputHoldEnded(now: MonotonicClock.seconds())) }
+        }
+        try loop.add(overlay.descriptor) { [unowned self] _ in overlay.timerFired(now: MonotonicClock.seconds()) }
+        try loop.add(watchdogTimer.descriptor) { [unowned self] _ in
             watchdogTimer.acknowledge()
             guard let notifier, let interval = notifier.watchdogInterval else { return }
             notifier.send("WATCHDOG=1")
-            watchdogTimer.arm(at: now + interval)
-        case .terminal:
-            guard let terminal, let replaced = terminal.service() else { return }
-            loop.remove(replaced)
+            watchdogTimer.arm(at: MonotonicClock.seconds() + interval)
+        }
+        try loop.add(metricsTimer.descriptor) { [unowned self] _ in
+            metricsTimer.acknowledge()
+            writeMetrics()
+            metricsTimer.arm(at: MonotonicClock.seconds() + configuration.settings.metricsInterval)
+        }
+        if let position { try loop.add(position.descriptor) { _ in position.timerFired() } }
+        try watchTerminal()
+    }
+
+    /// The VT's descriptor, again after a hangup replaced it.
+    private func watchTerminal() throws(RuntimeError) {
+        loop.remove(terminalSource)
+        terminalSource = nil
+        guard let terminal else { return }
+        terminalSource = try loop.add(terminal.descriptor) { [unowned self] _ in
+            guard terminal.service() != nil else { return }
             do {
-                try loop.add(terminal.descriptor, token: Token.terminal.rawValue)
+                try watchTerminal()
             } catch {
                 log(.warning, "\(error)")
             }
-        case .position:
-            position?.timerFired()
-        case .metrics:
-            metricsTimer.acknowledge()
-            writeMetrics()
-            metricsTimer.arm(at: now + configuration.settings.metricsInterval)
-        case .control:
-            control?.accept(now: now)
-        case .controlIdle:
-            control?.timerFired(now: now)
-        case .controlMore:
-            control?.serveWaiting(now: now, answer: answer)
-        case .mqttSocket, .mqttAttempt, .mqttHousekeeping, .mqttRetry, .mqttState:
-            guard let source = Token(rawValue: ready.token)?.mqttSource else { return }
-            mqtt?.handle(source, events: ready.events, now: now)
-        case .cecAdapter:
-            applyCEC(cec?.handle(.adapter, now: now), now: now)
-        case .cecTimer:
-            applyCEC(cec?.handle(.timer, now: now), now: now)
-        case .webServer: web?.handle(.server, now: now)
-        case .webWorker: web?.handle(.worker, now: now)
-        case .slidePicture: deliverSlidePicture(now: now)
-        case .webTimer: web?.handle(.timer, now: now)
-        case .overlayMinute: live?.handle(.minute, now: now)
-        case .overlayStale: live?.handle(.stale, now: now)
-        case .overlayZone: live?.handle(.zone, now: now)
-        case nil:
-            if let events = presenceAndButtons?.handle(token: ready.token, now: now) {
-                sendAll(events)
-                return
-            }
-            guard let control, ready.token >= Self.clientTokenBase else { return }
-            let client = Int32(ready.token - Self.clientTokenBase)
-            control.serve(client, now: now, answer: answer)
         }
+    }
+
+    private func slideTimerFired(now: Double) {
+        timer.acknowledge()
+        guard let generation = armedGeneration else { return }
+        // An expiry seconds after its deadline means the system slept through it (s2idle keeps CLOCK_MONOTONIC
+        // running, and its suspend counter may be updated only after user space runs again): no catch-up.
+        if let deadline = armedDeadline, SleepDetector.firedLate(deadline: deadline, now: now),
+            wokeFromSleep("the slide timer fired \(Int(now - deadline)) s late: the system slept")
+        {
+            return
+        }
+        advanceDeadline = armedDeadline
+        send(.timerFired(generation: generation, now: now))
     }
 
     package func send(_ event: Player.Event) {
@@ -497,7 +474,8 @@ public final class PlayerRuntime: LibraryFollowerOwner {
         for event in events ?? [] { send(event) }
     }
 
-    package var followedShow: LibraryFollower.Show {
+    /// What the show plays, for the library follower at each call.
+    var followedShow: LibraryFollower.Show {
         LibraryFollower.Show(
             active: player.active, playlist: player.playlist, order: player.options.order, pairPortraits: pairsPortraits
         )
@@ -510,7 +488,7 @@ public final class PlayerRuntime: LibraryFollowerOwner {
     func perform(_ action: Player.Action) {
         switch action {
         case .index(let name):
-            follower.index(name)
+            sendAll(follower.index(name, show: followedShow))
         case .decode(let request):
             if !crossfader.deferIfFading(request) { worker.submit(request) }
         case .cancel(let id):

@@ -383,11 +383,10 @@ def frozen_share(vitrine, work):
         open(control, "w").close()
         frozen_at = time.monotonic()
         rest.start()
-        latencies = []
         asked = []
         threads = []
-        while time.monotonic() - frozen_at < stall:
-            elapsed = time.monotonic() - frozen_at
+
+        def during(elapsed):
             if elapsed > 2 and "switch" not in asked:
                 asked.append("switch")
                 try:
@@ -404,13 +403,7 @@ def frozen_share(vitrine, work):
                 target = "/api/photos?" + urllib.parse.urlencode({"category": "A", "name": "during.jpg"})
                 threads.append(threading.Thread(target=ask, args=("upload", "POST", target, upload.getvalue())))
                 threads[-1].start()
-            started = time.monotonic()
-            try:
-                reply = json.loads(player.ctl("status"))
-            except (OSError, ValueError) as error:
-                reply = {"error": str(error)}
-            latencies.append((time.monotonic() - started, reply))
-            time.sleep(0.2)
+        latencies = status_through(player, frozen_at, stall, during)
         slowest = max(latencies, key=lambda item: item[0])
         holding = [reply for _, reply in latencies[len(latencies) // 2:] if "loading" in reply.get("paused", [])]
         record(slowest[0] <= 0.1 and all("error" not in reply for _, reply in latencies),
@@ -453,6 +446,22 @@ def frozen_share(vitrine, work):
         if player is not None and player.process.poll() is None:
             player.process.kill()
         unmount_freezable(fs, mount)
+
+
+def status_through(player, since, seconds, during=lambda elapsed: None):
+    """`status` asked every 0.2 s until `seconds` after `since` (`during` is told the time elapsed before each):
+    (how long each answer took, the answer or the error)."""
+    latencies = []
+    while time.monotonic() - since < seconds:
+        during(time.monotonic() - since)
+        started = time.monotonic()
+        try:
+            reply = json.loads(player.ctl("status"))
+        except (OSError, ValueError) as error:
+            reply = {"error": str(error)}
+        latencies.append((time.monotonic() - started, reply))
+        time.sleep(0.2)
+    return latencies
 
 
 def mount_freezable(source, mount, label):
@@ -501,15 +510,7 @@ def replaced_while_frozen(vitrine, work):
         os.symlink(f"{mount}/tree", f"{base}/incoming")
         os.rename(library, f"{base}/old")
         os.rename(f"{base}/incoming", library)
-        latencies = []
-        while time.monotonic() - frozen_at < stall:
-            started = time.monotonic()
-            try:
-                reply = json.loads(player.ctl("status"))
-            except (OSError, ValueError) as error:
-                reply = {"error": str(error)}
-            latencies.append((time.monotonic() - started, reply))
-            time.sleep(0.2)
+        latencies = status_through(player, frozen_at, stall)
         slowest = max(latencies, key=lambda item: item[0])
         record(slowest[0] <= 0.1 and all("error" not in reply for _, reply in latencies),
                f"library replaced during a stall: `status` answered {len(latencies)} times in {stall:.0f} s, the "

@@ -443,26 +443,10 @@ MQTT_VENV = f"{REPO}/.build/mqtt-venv"
 
 def amqtt_tool():
     """The `amqtt` broker of the pinned version in MQTT_VENV, installed when missing; None when it cannot be."""
-    tool = f"{MQTT_VENV}/bin/amqtt"
-
-    def version():
-        if not os.path.exists(f"{MQTT_VENV}/bin/python"):
-            return None
-        found = subprocess.run([f"{MQTT_VENV}/bin/python", "-c",
-                                "import importlib.metadata as m; print(m.version('amqtt'))"],
-                               capture_output=True, text=True)
-        return found.stdout.strip() if found.returncode == 0 else None
-    if version() == AMQTT and os.path.exists(tool):
-        return tool
-    print(f"      installing amqtt {AMQTT} into {os.path.relpath(MQTT_VENV, REPO)}", flush=True)
-    for step in ([sys.executable, "-m", "venv", MQTT_VENV], [f"{MQTT_VENV}/bin/pip", "install", "-q",
-                                                             f"amqtt=={AMQTT}"]):
-        done = subprocess.run(step, capture_output=True, text=True, timeout=900)
-        if done.returncode != 0:
-            record(False, f"cannot install amqtt {AMQTT} ({' '.join(step[:3])}): "
-                          f"{(done.stderr or done.stdout).strip()[-300:]}")
-            return None
-    return tool if version() == AMQTT else None
+    tool, problem = harness.pip_tool(MQTT_VENV, "amqtt", AMQTT, "amqtt")
+    if problem:
+        record(False, problem)
+    return tool
 
 
 class OldBroker:

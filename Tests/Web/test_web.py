@@ -41,6 +41,7 @@ import urllib.parse
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(REPO, "Tests"))
+import harness  # noqa: E402
 from harness import ctl, record, results, summary, until  # noqa: E402  (Tests/harness.py)
 
 ARTEFACTS = f"{REPO}/.build/web-test"
@@ -1113,27 +1114,10 @@ def flood(work):
 
 def schemathesis_tool():
     """The `st` of the pinned schemathesis in VENV, installed from PyPI when missing; None when it cannot be."""
-    st = f"{VENV}/bin/st"
-
-    def version():
-        if not os.path.exists(f"{VENV}/bin/python"):
-            return None
-        found = subprocess.run([f"{VENV}/bin/python", "-c",
-                                "import importlib.metadata as m; print(m.version('schemathesis'))"],
-                               capture_output=True, text=True)
-        return found.stdout.strip() if found.returncode == 0 else None
-    if version() == SCHEMATHESIS and os.path.exists(st):
-        return st
-    print(f"      installing schemathesis {SCHEMATHESIS} into {os.path.relpath(VENV, REPO)}", flush=True)
-    steps = [[sys.executable, "-m", "venv", VENV],
-             [f"{VENV}/bin/pip", "install", "-q", f"schemathesis=={SCHEMATHESIS}"]]
-    for step in steps:
-        done = subprocess.run(step, capture_output=True, text=True, timeout=900)
-        if done.returncode != 0:
-            missing(f"cannot install schemathesis {SCHEMATHESIS} ({' '.join(step[:3])}): "
-                    f"{(done.stderr or done.stdout).strip()[-300:]}")
-            return None
-    return st if version() == SCHEMATHESIS else None
+    st, problem = harness.pip_tool(VENV, "schemathesis", SCHEMATHESIS, "st")
+    if problem:
+        missing(problem)
+    return st
 
 
 def schema(work):
