@@ -8,13 +8,12 @@ import VitrinePlatform
     import Musl
 #endif
 
-/// The background thread that turns slides into frames, so the player thread never waits on a decode.
-///
-/// Requests to show jump ahead of prefetches; a request for a slide already queued or being decoded is merged
-/// into it; a cancelled request leaves the queue, or its result is dropped when it was already being decoded.
-/// Results are collected by the player thread after the worker rings `wakeup`.
-public final class DecodeWorker: @unchecked Sendable {
-    // @unchecked: every mutable field is guarded by `monitor`; the renderer is used only by the worker thread.
+/// The background thread that turns slides into frames, so the player thread never waits on a decode: a `Worker`
+/// whose jobs are labelled by slide. Requests to show jump ahead of prefetches; a request for a slide already
+/// queued or being decoded is merged into it; a cancelled request leaves the queue, or its result is dropped when it
+/// was already being decoded (the decode itself asks between batches of rows and ends early). Results are collected
+/// by the player thread after the worker rings `wakeup`.
+public final class DecodeWorker {
     public struct Outcome: Sendable {
         public var request: DecodeRequest
         public var result: Result<Frame, ImageError>
@@ -25,127 +24,85 @@ public final class DecodeWorker: @unchecked Sendable {
         public var warnings: [String] = []
     }
 
-    private let monitor = Monitor()
-    private let wakeup: Wakeup
-    private let renderer: SlideRenderer
-    private var options: RenderOptions
-    private var queue: [DecodeRequest] = []
-    private var current: DecodeRequest?
-    private var currentCancelled = false
-    private var outcomes: [Outcome] = []
-    private var stopping = false
-    private var thread: JoinableThread?
-
-    private let crashGuard: CrashGuard?
-
-    package init(
-        budget: MemoryBudget, options: RenderOptions, wakeup: Wakeup, fontPath: String, crashGuard: CrashGuard? = nil
-    ) {
-        renderer = SlideRenderer(budget: budget, fontPath: fontPath)
-        self.options = options
-        self.wakeup = wakeup
-        self.crashGuard = crashGuard
-    }
-
-    public func start() {
-        // Between batches of rows the decode asks whether its slide is still wanted: a cancelled or superseded
-        // decode, or a stop, ends within a few batches instead of at the photo's last row.
-        renderer.frames.isCancelled = { [monitor, unowned self] in monitor.locked { currentCancelled || stopping } }
-        thread = JoinableThread { [self] in run() }
-    }
-
-    public func stop() {
-        monitor.locked {
-            stopping = true
-            queue = []
-            monitor.broadcast()
+    /// The renderer and its scratch memory, used by the worker's one thread only.
+    private final class Decoder: @unchecked Sendable {
+        // @unchecked: only the worker's thread touches the renderer, one job at a time.
+        let renderer: SlideRenderer
+        let crashGuard: CrashGuard?
+        init(renderer: SlideRenderer, crashGuard: CrashGuard?) {
+            self.renderer = renderer
+            self.crashGuard = crashGuard
         }
-        thread?.join()
-        thread = nil
     }
+
+    private let worker: Worker<Outcome>
+    private let decoder: Decoder
+    /// Read as each decode starts: a reload's new options apply to the decodes queued before it.
+    private let options: Locked<RenderOptions>
+
+    /// Rung when outcomes are ready.
+    public var wakeup: Wakeup { worker.wakeup }
+
+    package init(budget: MemoryBudget, options: RenderOptions, fontPath: String, crashGuard: CrashGuard? = nil)
+        throws(RuntimeError)
+    {
+        worker = try Worker(.inOrder(limit: Int.max))
+        decoder = Decoder(renderer: SlideRenderer(budget: budget, fontPath: fontPath), crashGuard: crashGuard)
+        self.options = Locked(options)
+    }
+
+    public func stop() { worker.stop() }
 
     public func setOptions(_ newOptions: RenderOptions) {
-        monitor.locked { options = newOptions }
+        options.withLock { $0 = newOptions }
     }
+
+    static func key(_ id: SlideID) -> String { "\(id.category)\u{0}\(id.name)" }
 
     public func submit(_ request: DecodeRequest) {
-        monitor.locked {
-            let id = request.slide.id
-            if let current, current.slide.id == id, current.generation == request.generation, !currentCancelled {
-                return
-            }
-            if let index = queue.firstIndex(where: { $0.slide.id == id && $0.generation == request.generation }) {
-                if request.purpose == .show && queue[index].purpose == .prefetch {
-                    queue.remove(at: index)
-                } else {
-                    return
-                }
-            }
-            if request.purpose == .show {
-                queue.insert(request, at: queue.firstIndex { $0.purpose == .prefetch } ?? queue.count)
-            } else {
-                queue.append(request)
-            }
-            monitor.broadcast()
+        let decoder = self.decoder
+        let options = self.options
+        worker.submit(
+            .init(key: Self.key(request.slide.id), variant: request.generation, urgent: request.purpose == .show)
+        ) { isCancelled in
+            Self.decode(request, options: options.withLock { $0 }, decoder: decoder, isCancelled: isCancelled)
         }
     }
 
-    public func cancel(_ id: SlideID) {
-        monitor.locked {
-            queue.removeAll { $0.slide.id == id }
-            if current?.slide.id == id { currentCancelled = true }
-        }
-    }
+    public func cancel(_ id: SlideID) { worker.cancel(key: Self.key(id)) }
 
-    public func takeOutcomes() -> [Outcome] {
-        monitor.locked {
-            defer { outcomes = [] }
-            return outcomes
-        }
-    }
+    public func takeOutcomes() -> [Outcome] { worker.take() }
 
-    private func run() {
-        while true {
-            let next: (DecodeRequest, RenderOptions)? = monitor.locked {
-                while queue.isEmpty && !stopping { monitor.wait() }
-                guard !stopping else { return nil }
-                let request = queue.removeFirst()
-                current = request
-                currentCancelled = false
-                return (request, options)
+    private static func decode(
+        _ request: DecodeRequest, options: RenderOptions, decoder: Decoder, isCancelled: @escaping @Sendable () -> Bool
+    ) -> Outcome {
+        // Between batches of rows the decode asks whether its slide is still wanted: a cancelled or superseded
+        // decode, or a stop, ends within a few batches instead of at the photo's last row.
+        decoder.renderer.frames.isCancelled = isCancelled
+        defer { decoder.renderer.frames.isCancelled = nil }
+        let started = MonotonicClock.seconds()
+        let result: Result<Frame, ImageError>
+        var file: String?
+        var warnings: [String] = []
+        let originals = request.slide.photos.compactMap { $0.original ?? $0.files.first }
+        let crashGuard = decoder.crashGuard
+        do throws(ImageError) {
+            if let crashGuard, let aside = originals.first(where: crashGuard.setAside.contains) {
+                throw ImageError(
+                    file: aside,
+                    reason: .setAside("the player stopped at least \(CrashGuard.limit) times while reading it"))
             }
-            guard let (request, options) = next else { return }
-            let started = MonotonicClock.seconds()
-            let result: Result<Frame, ImageError>
-            var file: String?
-            var warnings: [String] = []
-            let originals = request.slide.photos.compactMap { $0.original ?? $0.files.first }
-            do throws(ImageError) {
-                if let crashGuard, let aside = originals.first(where: crashGuard.setAside.contains) {
-                    throw ImageError(
-                        file: aside,
-                        reason: .setAside("the player stopped at least \(CrashGuard.limit) times while reading it"))
-                }
-                crashGuard?.reading(originals, on: .decode)
-                defer { crashGuard?.done(on: .decode) }
-                let rendered = try renderer.render(request.slide, options: options)
-                file = rendered.files.joined(separator: " + ")
-                warnings = rendered.warnings
-                result = .success(rendered.frame)
-            } catch {
-                result = .failure(error)
-            }
-            let outcome = Outcome(
-                request: request, result: result, file: file, seconds: MonotonicClock.seconds() - started,
-                warnings: warnings)
-            let deliver = monitor.locked {
-                defer { current = nil }
-                guard !currentCancelled else { return false }
-                outcomes.append(outcome)
-                return true
-            }
-            // A cancelled outcome is dropped here, on the worker, so its frame is freed at once.
-            if deliver { wakeup.signal() }
+            crashGuard?.reading(originals, on: .decode)
+            defer { crashGuard?.done(on: .decode) }
+            let rendered = try decoder.renderer.render(request.slide, options: options)
+            file = rendered.files.joined(separator: " + ")
+            warnings = rendered.warnings
+            result = .success(rendered.frame)
+        } catch {
+            result = .failure(error)
         }
+        return Outcome(
+            request: request, result: result, file: file, seconds: MonotonicClock.seconds() - started,
+            warnings: warnings)
     }
 }

@@ -3,10 +3,27 @@
 ///
 /// Cancellation is by generation: `cancel()` drops the jobs not started and the results not taken, and tells the
 /// job running now through the `isCancelled` it is given (a job that reads files or decodes asks it between
-/// steps and returns early); whatever that job still returns is dropped on the worker's thread. `stop()` drops the
-/// queue, which releases what the jobs hold, and waits for the running job; `finish()` runs the queue out first.
+/// steps and returns early); whatever that job still returns is dropped on the worker's thread. A job may carry a
+/// `Label`: a job for what is already waiting or running is merged into it, an urgent one goes ahead of the others,
+/// and `cancel(key:)` drops one thing's jobs and results alone (the decode of a slide no longer wanted). `stop()`
+/// drops the queue, which releases what the jobs hold, and waits for the running job; `finish()` runs the queue out
+/// first.
 package final class Worker<Output: Sendable> {
-    package typealias Job = @Sendable (_ isCancelled: @Sendable () -> Bool) -> Output
+    package typealias Job = @Sendable (_ isCancelled: @escaping @Sendable () -> Bool) -> Output
+
+    /// What a job is for: `key` names the thing (a slide), `variant` the asking (the show's generation; jobs merge
+    /// only when both agree), `urgent` puts it ahead of the jobs that are not.
+    package struct Label: Equatable, Sendable {
+        package var key: String
+        package var variant: Int
+        package var urgent: Bool
+
+        package init(key: String, variant: Int = 0, urgent: Bool = false) {
+            self.key = key
+            self.variant = variant
+            self.urgent = urgent
+        }
+    }
 
     /// How jobs wait: in order up to a limit (a full queue refuses), or only the newest (a new job replaces the one
     /// not started yet: the work is worth doing only for the latest thing asked, the slide on screen).
@@ -15,13 +32,22 @@ package final class Worker<Output: Sendable> {
         case newestOnly
     }
 
+    private struct Entry {
+        var generation: Int
+        var label: Label?
+        var job: Job
+    }
+
     private final class Shared: @unchecked Sendable {
         // @unchecked: every field is touched only inside `monitor.locked`.
         let monitor = Monitor()
-        var waiting: [(generation: Int, job: Job)] = []
-        var done: [Output] = []
+        var waiting: [Entry] = []
+        var done: [(label: Label?, output: Output)] = []
         var generation = 0
         var running = false
+        /// The running job's label, and whether `cancel(key:)` has told it to end.
+        var runningLabel: Label?
+        var runningCancelled = false
         var stopping = false
         var finishing = false
     }
@@ -38,22 +64,37 @@ package final class Worker<Output: Sendable> {
 
     deinit { stop() }
 
-    /// Queues `job`; false when the queue is full or the worker stopped. The thread starts with the first job.
+    /// Queues `job`; false when the queue is full, the worker stopped, or (with a `label`) a job for the same thing
+    /// is waiting or running already (an urgent one moves a waiting one ahead). The thread starts with the first job.
     @discardableResult
-    package func submit(_ job: @escaping Job) -> Bool {
+    package func submit(_ label: Label? = nil, _ job: @escaping Job) -> Bool {
         let shared = self.shared
         let queue = self.queue
-        let (accepted, replaced) = shared.monitor.locked { () -> (Bool, [(generation: Int, job: Job)]) in
+        let (accepted, replaced) = shared.monitor.locked { () -> (Bool, [Entry]) in
             guard !shared.stopping, !shared.finishing else { return (false, []) }
-            var replaced: [(generation: Int, job: Job)] = []
+            var replaced: [Entry] = []
+            if let label {
+                let same = { (other: Label?) in other?.key == label.key && other?.variant == label.variant }
+                if same(shared.runningLabel), !shared.runningCancelled { return (false, []) }
+                if let index = shared.waiting.firstIndex(where: { same($0.label) }) {
+                    guard label.urgent, shared.waiting[index].label?.urgent == false else { return (false, []) }
+                    replaced.append(shared.waiting.remove(at: index))
+                }
+            }
             switch queue {
             case .inOrder(let limit):
-                guard shared.waiting.count < limit else { return (false, []) }
+                guard shared.waiting.count < limit else { return (false, replaced) }
             case .newestOnly:
-                replaced = shared.waiting
+                replaced += shared.waiting
                 shared.waiting = []
             }
-            shared.waiting.append((shared.generation, job))
+            let entry = Entry(generation: shared.generation, label: label, job: job)
+            if label?.urgent == true {
+                shared.waiting.insert(
+                    entry, at: shared.waiting.firstIndex { $0.label?.urgent != true } ?? shared.waiting.count)
+            } else {
+                shared.waiting.append(entry)
+            }
             shared.monitor.broadcast()
             return (true, replaced)
         }
@@ -68,18 +109,32 @@ package final class Worker<Output: Sendable> {
         let wakeup = self.wakeup
         thread = JoinableThread {
             while true {
-                let next: (generation: Int, job: Job)? = shared.monitor.locked {
+                let next: Entry? = shared.monitor.locked {
                     while shared.waiting.isEmpty && !shared.stopping && !shared.finishing { shared.monitor.wait() }
                     guard !shared.stopping, !shared.waiting.isEmpty else { return nil }
                     shared.running = true
-                    return shared.waiting.removeFirst()
+                    let entry = shared.waiting.removeFirst()
+                    shared.runningLabel = entry.label
+                    shared.runningCancelled = false
+                    return entry
                 }
-                guard let (generation, job) = next else { return }
-                let output = job { shared.monitor.locked { shared.stopping || shared.generation != generation } }
+                guard let entry = next else { return }
+                let generation = entry.generation
+                let output = entry.job {
+                    shared.monitor.locked {
+                        shared.stopping || shared.generation != generation || shared.runningCancelled
+                    }
+                }
                 let kept = shared.monitor.locked {
-                    shared.running = false
-                    guard !shared.stopping, shared.generation == generation else { return false }
-                    shared.done.append(output)
+                    defer {
+                        shared.running = false
+                        shared.runningLabel = nil
+                        shared.runningCancelled = false
+                    }
+                    guard !shared.stopping, shared.generation == generation, !shared.runningCancelled else {
+                        return false
+                    }
+                    shared.done.append((entry.label, output))
                     return true
                 }
                 // A dropped output is freed here, on the worker, not on the loop.
@@ -100,14 +155,29 @@ package final class Worker<Output: Sendable> {
         let shared = self.shared
         return shared.monitor.locked {
             defer { shared.done = [] }
-            return shared.done
+            return shared.done.map(\.output)
         }
+    }
+
+    /// Drops the jobs for `key` not started and their results not taken; the running one for it is told to end.
+    package func cancel(key: String) {
+        let shared = self.shared
+        let dropped = shared.monitor.locked { () -> ([Entry], [(label: Label?, output: Output)]) in
+            if shared.runningLabel?.key == key { shared.runningCancelled = true }
+            let jobs = shared.waiting.filter { $0.label?.key == key }
+            let results = shared.done.filter { $0.label?.key == key }
+            shared.waiting.removeAll { $0.label?.key == key }
+            shared.done.removeAll { $0.label?.key == key }
+            return (jobs, results)
+        }
+        // Released here, outside the lock.
+        _ = dropped
     }
 
     /// Drops the jobs not started and the results not taken; the running job is told to end early.
     package func cancel() {
         let shared = self.shared
-        let dropped = shared.monitor.locked { () -> ([(generation: Int, job: Job)], [Output]) in
+        let dropped = shared.monitor.locked { () -> ([Entry], [(label: Label?, output: Output)]) in
             shared.generation += 1
             defer {
                 shared.waiting = []
@@ -133,7 +203,7 @@ package final class Worker<Output: Sendable> {
     /// Drops the queue and waits for the running job; after it the worker takes no job.
     package func stop() {
         let shared = self.shared
-        let dropped = shared.monitor.locked { () -> [(generation: Int, job: Job)] in
+        let dropped = shared.monitor.locked { () -> [Entry] in
             shared.stopping = true
             shared.monitor.broadcast()
             defer { shared.waiting = [] }

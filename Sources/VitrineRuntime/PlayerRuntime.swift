@@ -41,7 +41,6 @@ public final class PlayerRuntime {
     let loop: EventLoop
     let timer: MonotonicTimer
     let signals: SignalSource
-    private let decodeWakeup: Wakeup
     let worker: DecodeWorker
     /// The category list, indexing, inotify and the rendition cache.
     let follower: LibraryFollower
@@ -183,7 +182,6 @@ public final class PlayerRuntime {
             _ = vitrine_return_large_blocks()
             loop = try EventLoop()
             timer = try MonotonicTimer()
-            decodeWakeup = try Wakeup()
             follower = try LibraryFollower(settings: settings, profile: profile, log: log, crashGuard: crashGuard)
             let snapshots = try configuration.snapshots.map { (directory) throws(RuntimeError) in
                 try SnapshotWriter(directory: directory, started: MonotonicClock.seconds())
@@ -228,9 +226,13 @@ public final class PlayerRuntime {
         } catch {
             throw PlayError("\(error)")
         }
-        worker = DecodeWorker(
-            budget: budget, options: renderOptions, wakeup: decodeWakeup,
-            fontPath: settings.fontPath ?? TextRenderer.defaultFont, crashGuard: crashGuard)
+        do {
+            worker = try DecodeWorker(
+                budget: budget, options: renderOptions, fontPath: settings.fontPath ?? TextRenderer.defaultFont,
+                crashGuard: crashGuard)
+        } catch {
+            throw PlayError("\(error)")
+        }
         screenDescription = opened.description
         profileNow = profile
         metricsWriter = settings.metricsFile.map { MetricsWriter(path: $0) }
@@ -312,7 +314,6 @@ public final class PlayerRuntime {
             log(.error, "\(error)")
             return 1
         }
-        worker.start()
         log(
             "playing \(library.root) on \(screenDescription) (profile \(profile.id), compose \(profile.compose), "
                 + "budget \(MemoryBudget.format(budget.limit)))" + (control.map { ", control socket \($0.path)" } ?? "")
@@ -387,8 +388,7 @@ public final class PlayerRuntime {
             let now = MonotonicClock.seconds()
             for signal in signals.take() where exitStatus == nil { handleSignal(signal, now: now) }
         }
-        try loop.add(decodeWakeup.descriptor) { [unowned self] _ in
-            decodeWakeup.drain()
+        try loop.add(worker.wakeup.descriptor) { [unowned self] _ in
             let now = MonotonicClock.seconds()
             for outcome in worker.takeOutcomes() { deliver(outcome, now: now) }
         }

@@ -139,4 +139,36 @@ import VitrineTestSupport
         #expect(released.count == 1, "the queued job was dropped, and what it held with it")
         #expect(started.count == 1)
     }
+
+    /// Labelled jobs, as the decodes of slides: one for a slide already waiting or running is merged into it, an
+    /// urgent one (to show) goes ahead of the others (prefetches) and lifts a waiting one of the same slide, and
+    /// `cancel(key:)` drops one slide's job and result alone, telling it when it runs.
+    @Test func labelledJobsMergeGoAheadWhenUrgentAndCancelAlone() throws {
+        typealias Label = Worker<String>.Label
+        let worker = try Worker<String>(.inOrder(limit: 8))
+        let started = Counter()
+        let release = Counter()
+        let sawCancel = Counter()
+        #expect(
+            worker.submit(Label(key: "a", variant: 1)) { isCancelled in
+                started.add()
+                Self.work { release.count > 0 || isCancelled() }
+                if isCancelled() { sawCancel.add() }
+                return "a"
+            })
+        #expect(Loopback.eventually(within: 10) { started.count == 1 })
+        #expect(!worker.submit(Label(key: "a", variant: 1)) { _ in "a again" }, "merged into the running one")
+        #expect(worker.submit(Label(key: "a", variant: 2)) { _ in "a of the next generation" })
+        #expect(worker.submit(Label(key: "b", variant: 1)) { _ in "b" })
+        #expect(worker.submit(Label(key: "c", variant: 1)) { _ in "c" })
+        #expect(!worker.submit(Label(key: "b", variant: 1)) { _ in "b again" }, "merged into the waiting one")
+        // c is to be shown now: ahead of the prefetches, and it takes b's place when b is asked for urgently too.
+        #expect(worker.submit(Label(key: "c", variant: 1, urgent: true)) { _ in "c now" })
+        #expect(worker.submit(Label(key: "d", variant: 1, urgent: true)) { _ in "d now" })
+        worker.cancel(key: "a")
+        #expect(Self.collect(worker, 3) == ["c now", "d now", "b"], "a's jobs and results are gone")
+        #expect(sawCancel.count == 1, "the running job was told")
+        #expect(!Self.wakes(worker.wakeup, within: 0.1))
+        worker.stop()
+    }
 }
