@@ -3,13 +3,12 @@ import VitrineCore
 import VitrinePlatform
 
 /// The background thread that reads categories (folder listings, headers for `newest` order and portrait pairs),
-/// so the player thread never waits on a large or slow library.
+/// so the player thread never waits on a large or slow library: a `Worker` that keeps the latest job only.
 ///
-/// One job at a time: a new job replaces one still waiting and cancels the one being read (which stops at its next
-/// batch of photos and delivers nothing). Results are collected by the player thread after the worker rings
-/// `wakeup`.
-final class IndexWorker: @unchecked Sendable {
-    // @unchecked: every mutable field is guarded by `monitor`.
+/// A new job replaces one still waiting and cancels the one being read (which stops at its next batch of photos and
+/// delivers nothing); outcomes already delivered are kept for the loop. The watches a cancelled job placed come back
+/// as strays for the watcher to drop. Results are collected by the player thread after the worker rings `wakeup`.
+final class IndexWorker {
     struct Job: Sendable {
         var category: LibraryCategory
         var order: PlaybackOrder
@@ -49,118 +48,89 @@ final class IndexWorker: @unchecked Sendable {
         var watches: [Int32: String]?
     }
 
-    private let monitor = Monitor()
-    private let wakeup: Wakeup
-    private let library: Library
-    private let cacheDirectory: String?
-    private let renditionCache: String?
-    private let crashGuard: CrashGuard?
-    private var waiting: (serial: Int, job: Job)?
-    private var currentSerial: Int?
-    private var currentCancelled = false
+    /// What a job gives back: its outcome (nil when it was cancelled mid-read) and the watches it placed.
+    private struct Done: Sendable {
+        var outcome: Outcome?
+        var placed: [Int32: String]?
+    }
+
+    private struct Reader: Sendable {
+        let library: Library
+        let cacheDirectory: String?
+        let renditionCache: String?
+        let crashGuard: CrashGuard?
+    }
+
+    private let worker: Worker<Done>
+    private let reader: Reader
     private var lastSerial = 0
-    private var outcomes: [Outcome] = []
-    /// Watches placed by jobs that were cancelled, for the watcher to drop.
-    private var strays: [Int32] = []
-    private var stopping = false
-    private var thread: JoinableThread?
+    /// Watches placed by jobs that were cancelled, for the watcher to drop (written on the worker's thread).
+    private let strays: Locked<[Int32]>
+    /// Whether the thread runs at `niceness` yet (only the worker's thread reads or writes it).
+    private let lowered = Locked(false)
 
-    init(
-        library: Library, cacheDirectory: String?, renditionCache: String? = nil, crashGuard: CrashGuard? = nil,
-        wakeup: Wakeup
-    ) {
-        self.library = library
-        self.crashGuard = crashGuard
-        self.cacheDirectory = cacheDirectory
-        self.renditionCache = renditionCache
-        self.wakeup = wakeup
-    }
+    var wakeup: Wakeup { worker.wakeup }
 
-    func start() {
-        thread = JoinableThread { [self] in run() }
-    }
-
-    func stop() {
-        monitor.locked {
-            stopping = true
-            waiting = nil
-            monitor.broadcast()
+    init(library: Library, cacheDirectory: String?, renditionCache: String? = nil, crashGuard: CrashGuard? = nil)
+        throws(RuntimeError)
+    {
+        reader = Reader(
+            library: library, cacheDirectory: cacheDirectory, renditionCache: renditionCache, crashGuard: crashGuard)
+        let strays = Locked<[Int32]>([])
+        self.strays = strays
+        worker = try Worker(.latest) { done in
+            strays.withLock { $0 += done.placed.map { Array($0.keys) } ?? [] }
         }
-        thread?.join()
-        thread = nil
     }
+
+    func stop() { worker.stop() }
 
     /// Queues `job` in place of any other; returns its serial, which its outcome carries.
     func submit(_ job: Job) -> Int {
-        monitor.locked {
-            lastSerial += 1
-            waiting = (lastSerial, job)
-            if currentSerial != nil { currentCancelled = true }
-            monitor.broadcast()
-            return lastSerial
+        lastSerial += 1
+        let serial = lastSerial
+        let reader = self.reader
+        let lowered = self.lowered
+        worker.submit { isCancelled in
+            var placed: [Int32: String]?
+            if let descriptor = job.watchDescriptor, !job.category.isRoot {
+                placed = LibraryWatcher.placeWatches(descriptor: descriptor, folder: job.category.path)
+            }
+            var outcome = Self.read(job, serial: serial, reader: reader, isCancelled: isCancelled)
+            outcome?.watches = placed
+            if outcome != nil, !isCancelled() {
+                lowered.withLock { done in
+                    guard !done else { return }
+                    done = true
+                    _ = vitrine_lower_thread_priority(Self.niceness)
+                }
+            }
+            return Done(outcome: outcome, placed: placed)
         }
+        return serial
     }
 
     func takeStrays() -> [Int32] {
-        monitor.locked {
-            defer { strays = [] }
-            return strays
+        strays.withLock { taken in
+            defer { taken = [] }
+            return taken
         }
     }
 
-    func takeOutcomes() -> [Outcome] {
-        monitor.locked {
-            defer { outcomes = [] }
-            return outcomes
-        }
-    }
+    func takeOutcomes() -> [Outcome] { worker.take().compactMap(\.outcome) }
 
     /// The nice value of the index thread once the show has its first category: reading 100,000 headers then must
     /// not delay a flip on the player's thread. The first index runs at the player's own priority, since nothing is
     /// on screen until it is done (and a thread cannot raise its priority again without privileges).
     static let niceness: Int32 = 10
 
-    private func run() {
-        var lowered = false
-        while true {
-            let next: (serial: Int, job: Job)? = monitor.locked {
-                while waiting == nil && !stopping { monitor.wait() }
-                guard !stopping, let job = waiting else { return nil }
-                waiting = nil
-                currentSerial = job.serial
-                currentCancelled = false
-                return job
-            }
-            guard let (serial, job) = next else { return }
-            var placed: [Int32: String]?
-            if let descriptor = job.watchDescriptor, !job.category.isRoot {
-                placed = LibraryWatcher.placeWatches(descriptor: descriptor, folder: job.category.path)
-            }
-            var outcome = read(job, serial: serial)
-            outcome?.watches = placed
-            let deliver = monitor.locked {
-                defer { currentSerial = nil }
-                guard let outcome, !currentCancelled, !stopping else {
-                    strays += placed.map { Array($0.keys) } ?? []
-                    return false
-                }
-                outcomes.append(outcome)
-                return true
-            }
-            if deliver { wakeup.signal() }
-            if deliver && !lowered {
-                lowered = true
-                _ = vitrine_lower_thread_priority(Self.niceness)
-            }
-        }
-    }
-
-    private func read(_ job: Job, serial: Int) -> Outcome? {
+    private static func read(_ job: Job, serial: Int, reader: Reader, isCancelled: @escaping @Sendable () -> Bool)
+        -> Outcome?
+    {
         let started = MonotonicClock.seconds()
         let indexer = CategoryIndexer(
-            library: library, pairPortraits: job.pairPortraits, cacheDirectory: cacheDirectory,
-            renditionCache: renditionCache, crashGuard: crashGuard,
-            isCancelled: { [monitor, unowned self] in monitor.locked { currentCancelled || stopping } })
+            library: reader.library, pairPortraits: job.pairPortraits, cacheDirectory: reader.cacheDirectory,
+            renditionCache: reader.renditionCache, crashGuard: reader.crashGuard, isCancelled: isCancelled)
         let index: CategoryIndexer.Index
         do {
             guard let read = try indexer.index(of: job.category, order: job.order, excluding: job.beingWritten) else {

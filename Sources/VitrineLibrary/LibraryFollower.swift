@@ -50,7 +50,6 @@ package final class LibraryFollower {
     /// Releases names that appeared without being opened (links) once they have settled.
     private let settleTimer: MonotonicTimer
     private var remoteKind: String?
-    private let indexWakeup: Wakeup
     /// Reads the category list off the player's thread (after the first, at start).
     private let lister: CategoryLister
     /// Reads categories off the player's thread: a 100,000-photo folder takes seconds to list, date and sort.
@@ -74,13 +73,12 @@ package final class LibraryFollower {
         libraryCheckTimer = try MonotonicTimer()
         rescanTimer = try MonotonicTimer()
         settleTimer = try MonotonicTimer()
-        indexWakeup = try Wakeup()
         renditionWakeup = try Wakeup()
         lister = try CategoryLister(library: library, watchDescriptor: watcher.descriptor)
         let renditionCache = StateDirectory.renditionCacheFolder(settings: settings)
-        indexer = IndexWorker(
+        indexer = try IndexWorker(
             library: library, cacheDirectory: StateDirectory.headerCacheFolder(settings: settings),
-            renditionCache: renditionCache, crashGuard: crashGuard, wakeup: indexWakeup)
+            renditionCache: renditionCache, crashGuard: crashGuard)
         if let renditionCache {
             renditionMaker = RenditionMaker(
                 libraryRoot: library.root, cacheRoot: renditionCache, profile: profile, fit: settings.fit,
@@ -122,7 +120,7 @@ package final class LibraryFollower {
     private var descriptors: [(descriptor: Int32, source: Source)] {
         [
             (watcher.descriptor, .watcher), (rescanTimer.descriptor, .rescan),
-            (libraryCheckTimer.descriptor, .libraryCheck), (indexWakeup.descriptor, .indexes),
+            (libraryCheckTimer.descriptor, .libraryCheck), (indexer.wakeup.descriptor, .indexes),
             (renditionWakeup.descriptor, .renditions), (settleTimer.descriptor, .settle),
             (lister.wakeup.descriptor, .categories),
         ]
@@ -130,7 +128,6 @@ package final class LibraryFollower {
 
     /// Starts the workers and says how the library is (missing, or on a share); returns the category names.
     package func start(now: Double) -> [String] {
-        indexer.start()
         renditionMaker?.start()
         if watcher.rootMissing {
             waitForLibrary(now: now)
@@ -155,7 +152,6 @@ package final class LibraryFollower {
     private func handle(_ source: Source, now: Double) {
         switch source {
         case .indexes:
-            indexWakeup.drain()
             for outcome in indexer.takeOutcomes() { indexed(outcome, now: now) }
         case .renditions:
             renditionWakeup.drain()

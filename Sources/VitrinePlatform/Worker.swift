@@ -30,6 +30,9 @@ package final class Worker<Output: Sendable> {
     package enum Queue: Sendable {
         case inOrder(limit: Int)
         case newestOnly
+        /// As `newestOnly`, and the running job is told to end too (its result dropped): only the latest thing asked
+        /// is worth finishing (the category the show switched to). Results already done are kept.
+        case latest
     }
 
     private struct Entry {
@@ -56,10 +59,15 @@ package final class Worker<Output: Sendable> {
     private let queue: Queue
     private let shared = Shared()
     private var thread: JoinableThread?
+    /// Given each result dropped (on the worker's thread when its job was cancelled or stopped, on the caller's when
+    /// `cancel` drops it untaken): for what a result holds that must not simply be freed (inotify watches a job
+    /// placed).
+    private let discard: (@Sendable (Output) -> Void)?
 
-    package init(_ queue: Queue) throws(RuntimeError) {
+    package init(_ queue: Queue, discard: (@Sendable (Output) -> Void)? = nil) throws(RuntimeError) {
         wakeup = try Wakeup()
         self.queue = queue
+        self.discard = discard
     }
 
     deinit { stop() }
@@ -87,6 +95,10 @@ package final class Worker<Output: Sendable> {
             case .newestOnly:
                 replaced += shared.waiting
                 shared.waiting = []
+            case .latest:
+                replaced += shared.waiting
+                shared.waiting = []
+                if shared.running { shared.runningCancelled = true }
             }
             let entry = Entry(generation: shared.generation, label: label, job: job)
             if label?.urgent == true {
@@ -107,6 +119,7 @@ package final class Worker<Output: Sendable> {
     private func start() {
         let shared = self.shared
         let wakeup = self.wakeup
+        let discard = self.discard
         thread = JoinableThread {
             while true {
                 let next: Entry? = shared.monitor.locked {
@@ -138,7 +151,11 @@ package final class Worker<Output: Sendable> {
                     return true
                 }
                 // A dropped output is freed here, on the worker, not on the loop.
-                if kept { wakeup.signal() }
+                if kept {
+                    wakeup.signal()
+                } else {
+                    discard?(output)
+                }
             }
         }
     }
@@ -171,7 +188,7 @@ package final class Worker<Output: Sendable> {
             return (jobs, results)
         }
         // Released here, outside the lock.
-        _ = dropped
+        for result in dropped.1 { discard?(result.output) }
     }
 
     /// Drops the jobs not started and the results not taken; the running job is told to end early.
@@ -185,7 +202,7 @@ package final class Worker<Output: Sendable> {
             }
             return (shared.waiting, shared.done)
         }
-        _ = dropped
+        for result in dropped.1 { discard?(result.output) }
     }
 
     /// Lets the jobs waiting run, then ends the thread (what must be written before the player exits); after it

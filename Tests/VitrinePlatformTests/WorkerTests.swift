@@ -171,4 +171,26 @@ import VitrineTestSupport
         #expect(!Self.wakes(worker.wakeup, within: 0.1))
         worker.stop()
     }
+
+    /// The latest job only, as the index of the category the show switched to: a new job tells the running one to
+    /// end, its result goes to the discard hook (the watches it placed are handed back), and a result done before
+    /// the new job came is still there to take.
+    @Test func latestCancelsTheRunningJobKeepsWhatWasDoneAndHandsBackWhatItDropped() throws {
+        let discarded = Locked<[String]>([])
+        let worker = try Worker<String>(.latest) { output in discarded.withLock { $0.append(output) } }
+        #expect(worker.submit { _ in "done before" })
+        #expect(Loopback.eventually(within: 10) { Self.wakes(worker.wakeup, within: 0.05) })
+        let started = Counter()
+        worker.submit { isCancelled in
+            started.add()
+            Self.work(until: isCancelled)
+            return "switched away from"
+        }
+        #expect(Loopback.eventually(within: 10) { started.count == 1 })
+        worker.submit { _ in "replaced while waiting" }
+        worker.submit { _ in "the latest" }
+        #expect(Self.collect(worker, 2) == ["done before", "the latest"])
+        #expect(discarded.withLock { $0 } == ["switched away from"])
+        worker.stop()
+    }
 }
