@@ -58,7 +58,6 @@ package final class LibraryFollower {
     private var awaitedIndex: Int?
     /// Changes to the active category seen while an index job was out: read once it is back.
     private var changesWaiting: LibraryWatcher.Changes?
-    private let renditionWakeup: Wakeup
     private var sources: LoopSources?
     /// Makes renditions of photos refused for memory (nil without a rendition cache).
     package let renditionMaker: RenditionMaker?
@@ -73,16 +72,15 @@ package final class LibraryFollower {
         libraryCheckTimer = try MonotonicTimer()
         rescanTimer = try MonotonicTimer()
         settleTimer = try MonotonicTimer()
-        renditionWakeup = try Wakeup()
         lister = try CategoryLister(library: library, watchDescriptor: watcher.descriptor)
         let renditionCache = StateDirectory.renditionCacheFolder(settings: settings)
         indexer = try IndexWorker(
             library: library, cacheDirectory: StateDirectory.headerCacheFolder(settings: settings),
             renditionCache: renditionCache, crashGuard: crashGuard)
         if let renditionCache {
-            renditionMaker = RenditionMaker(
+            renditionMaker = try RenditionMaker(
                 libraryRoot: library.root, cacheRoot: renditionCache, profile: profile, fit: settings.fit,
-                maxMegapixels: settings.maxMegapixels, wakeup: renditionWakeup)
+                maxMegapixels: settings.maxMegapixels)
         } else {
             renditionMaker = nil
         }
@@ -121,14 +119,12 @@ package final class LibraryFollower {
         [
             (watcher.descriptor, .watcher), (rescanTimer.descriptor, .rescan),
             (libraryCheckTimer.descriptor, .libraryCheck), (indexer.wakeup.descriptor, .indexes),
-            (renditionWakeup.descriptor, .renditions), (settleTimer.descriptor, .settle),
-            (lister.wakeup.descriptor, .categories),
-        ]
+            (settleTimer.descriptor, .settle), (lister.wakeup.descriptor, .categories),
+        ] + (renditionMaker.map { [($0.wakeup.descriptor, .renditions)] } ?? [])
     }
 
     /// Starts the workers and says how the library is (missing, or on a share); returns the category names.
     package func start(now: Double) -> [String] {
-        renditionMaker?.start()
         if watcher.rootMissing {
             waitForLibrary(now: now)
         } else {
@@ -154,7 +150,6 @@ package final class LibraryFollower {
         case .indexes:
             for outcome in indexer.takeOutcomes() { indexed(outcome, now: now) }
         case .renditions:
-            renditionWakeup.drain()
             for outcome in renditionMaker?.takeOutcomes() ?? [] { renditionMade(outcome) }
         case .categories:
             guard let (outcome, followed) = lister.take() else { return }

@@ -14,11 +14,10 @@ import VitrinePlatform
 /// library's, and the index then joins it to the photo's slide. A library dropped onto a small board by rsync
 /// becomes playable with no extra step, and the library itself is never written.
 ///
-/// One photo at a time, on a thread at idle CPU and I/O priority, and only while the machine has room: the decode
-/// runs outside the player's budget, so it waits until `MemAvailable` is at least twice what the photo needs plus
-/// a margin, and looks again every `retrySeconds`. Results are collected by the player thread after `wakeup`.
-package final class RenditionMaker: @unchecked Sendable {
-    // @unchecked: every mutable field is guarded by `monitor`.
+/// One photo at a time, on a `Worker` thread at idle CPU and I/O priority, and only while the machine has room: the
+/// decode runs outside the player's budget, so a photo waits until `MemAvailable` is at least twice what it needs
+/// plus a margin, looked at again every `retrySeconds`. Results are collected by the player thread after `wakeup`.
+package final class RenditionMaker: Sendable {
     package struct Job: Sendable, Equatable {
         var original: String
         /// What the decode asked the budget for when it was refused.
@@ -37,122 +36,84 @@ package final class RenditionMaker: @unchecked Sendable {
         var seconds: Double
     }
 
+    /// What a rendition is made with; the screen's part changes with a replug.
+    private struct Making: Sendable {
+        let libraryRoot: String
+        let cacheRoot: String
+        let quality: Int
+        let maxMegapixels: Double
+        let screen: Locked<(profile: DeviceProfile, fit: Fit?)>
+    }
+
     /// Free memory kept beside twice the photo's need before a rendition is made.
     static let margin = 64 << 20
     /// How often a photo waiting for room looks again.
     let retrySeconds: Double
 
-    private let monitor = Monitor()
-    private let wakeup: Wakeup
-    private let libraryRoot: String
-    private let cacheRoot: String
-    private let availableBytes: @Sendable () -> Int
-    private var profile: DeviceProfile
-    private var fit: Fit?
-    private let quality: Int
-    private let maxMegapixels: Double
-    private var queue: [Job] = []
+    private let worker: Worker<Outcome>
+    private let making: Making
     /// Every photo ever queued: each is tried once per run of the player.
-    private var seen: Set<String> = []
-    private var outcomes: [Outcome] = []
-    private var stopping = false
-    private var thread: JoinableThread?
+    private let seen = Locked<Set<String>>([])
+
+    /// Rung when outcomes are ready.
+    var wakeup: Wakeup { worker.wakeup }
 
     init(
         libraryRoot: String, cacheRoot: String, profile: DeviceProfile, fit: Fit?, maxMegapixels: Double,
-        quality: Int = 90, wakeup: Wakeup, retrySeconds: Double = 30,
+        quality: Int = 90, retrySeconds: Double = 30,
         availableBytes: @escaping @Sendable () -> Int = { ProcessMemory.availableBytes() }
-    ) {
-        self.libraryRoot = libraryRoot
-        self.cacheRoot = cacheRoot
+    ) throws(RuntimeError) {
         self.retrySeconds = retrySeconds
-        self.profile = profile
-        self.fit = fit
-        self.maxMegapixels = maxMegapixels
-        self.quality = quality
-        self.wakeup = wakeup
-        self.availableBytes = availableBytes
+        making = Making(
+            libraryRoot: libraryRoot, cacheRoot: cacheRoot, quality: quality, maxMegapixels: maxMegapixels,
+            screen: Locked((profile, fit)))
+        // A job's label carries what the photo needs (its variant): it runs once the machine has room for it.
+        worker = try Worker(
+            .whenReady(retrySeconds: retrySeconds) { label in
+                let need = label?.variant ?? 0
+                return availableBytes() >= Int.saturatingSum(need.saturatingTimes(2), Self.margin)
+            })
     }
 
-    func start() {
-        thread = JoinableThread { [self] in run() }
-    }
-
-    func stop() {
-        monitor.locked {
-            stopping = true
-            queue = []
-            monitor.broadcast()
-        }
-        thread?.join()
-        thread = nil
-    }
+    func stop() { worker.stop() }
 
     /// The screen changed (a replug at another size): renditions from now on are for its profile.
     package func setProfile(_ newProfile: DeviceProfile, fit newFit: Fit?) {
-        monitor.locked {
-            profile = newProfile
-            fit = newFit
-        }
+        making.screen.withLock { $0 = (newProfile, newFit) }
     }
 
     /// Whether a photo of this upright size gets a rendition smaller than itself for the screen.
     package func wouldShrink(_ upright: Size) -> Bool {
-        monitor.locked { !RenditionPlan.targets(upright: upright, profiles: [profile], fit: fit).isEmpty }
+        let (profile, fit) = making.screen.withLock { $0 }
+        return !RenditionPlan.targets(upright: upright, profiles: [profile], fit: fit).isEmpty
     }
 
     /// Queues a photo; false when it was queued before (it is tried once per run).
     @discardableResult
     package func submit(_ job: Job) -> Bool {
-        monitor.locked {
-            guard seen.insert(job.original).inserted else { return false }
-            queue.append(job)
-            monitor.broadcast()
-            return true
+        guard seen.withLock({ $0.insert(job.original).inserted }) else { return false }
+        let making = self.making
+        return worker.submit(.init(key: job.original, variant: job.need)) { _ in
+            _ = vitrine_make_thread_idle()
+            let started = MonotonicClock.seconds()
+            let (profile, fit) = making.screen.withLock { $0 }
+            let result = Self.make(job, profile: profile, fit: fit, making: making)
+            return Outcome(job: job, result: result, seconds: MonotonicClock.seconds() - started)
         }
     }
 
-    func takeOutcomes() -> [Outcome] {
-        monitor.locked {
-            defer { outcomes = [] }
-            return outcomes
-        }
-    }
+    func takeOutcomes() -> [Outcome] { worker.take() }
 
     /// How many photos wait for room or their turn.
-    var waiting: Int { monitor.locked { queue.count } }
+    var waiting: Int { worker.waitingCount }
 
-    private func run() {
-        _ = vitrine_make_thread_idle()
-        while true {
-            let next: (Job, DeviceProfile, Fit?)? = monitor.locked {
-                while !stopping {
-                    if queue.isEmpty {
-                        monitor.wait()
-                        continue
-                    }
-                    let available = availableBytes()
-                    if let index = queue.firstIndex(where: {
-                        available >= Int.saturatingSum($0.need.saturatingTimes(2), Self.margin)
-                    }) {
-                        return (queue.remove(at: index), profile, fit)
-                    }
-                    // No room now for any of them: look again later (or when another photo is queued).
-                    monitor.wait(seconds: retrySeconds)
-                }
-                return nil
-            }
-            guard let (job, profile, fit) = next else { return }
-            let started = MonotonicClock.seconds()
-            let result = make(job, profile: profile, fit: fit)
-            monitor.locked {
-                outcomes.append(Outcome(job: job, result: result, seconds: MonotonicClock.seconds() - started))
-            }
-            wakeup.signal()
-        }
-    }
-
-    private func make(_ job: Job, profile: DeviceProfile, fit: Fit?) -> Result<String, ImageError> {
+    private static func make(_ job: Job, profile: DeviceProfile, fit: Fit?, making: Making)
+        -> Result<String, ImageError>
+    {
+        let libraryRoot = making.libraryRoot
+        let cacheRoot = making.cacheRoot
+        let quality = making.quality
+        let maxMegapixels = making.maxMegapixels
         // The decode is charged to a budget of its own: the machine's free memory, not the player's.
         let writer = RenditionWriter(budget: MemoryBudget(limit: 2 * job.need + Self.margin))
         do {

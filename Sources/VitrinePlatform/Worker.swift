@@ -8,7 +8,10 @@
 /// and `cancel(key:)` drops one thing's jobs and results alone (the decode of a slide no longer wanted). `stop()`
 /// drops the queue, which releases what the jobs hold, and waits for the running job; `finish()` runs the queue out
 /// first.
-package final class Worker<Output: Sendable> {
+package final class Worker<Output: Sendable>: @unchecked Sendable {
+    // @unchecked: what jobs share is in `Shared`, touched only inside its monitor; the thread is made and taken
+    // under `thread`'s lock; the rest never changes after init. Jobs may be submitted from any thread (the web
+    // remote's worker asks for renditions).
     package typealias Job = @Sendable (_ isCancelled: @escaping @Sendable () -> Bool) -> Output
 
     /// What a job is for: `key` names the thing (a slide), `variant` the asking (the show's generation; jobs merge
@@ -33,6 +36,9 @@ package final class Worker<Output: Sendable> {
         /// As `newestOnly`, and the running job is told to end too (its result dropped): only the latest thing asked
         /// is worth finishing (the category the show switched to). Results already done are kept.
         case latest
+        /// In order, but a job runs only once `isReady` says so for its label (a rendition needs free memory); while
+        /// none is, the thread looks again every `retrySeconds` or when a job comes.
+        case whenReady(retrySeconds: Double, isReady: @Sendable (Label?) -> Bool)
     }
 
     private struct Entry {
@@ -58,7 +64,7 @@ package final class Worker<Output: Sendable> {
     package let wakeup: Wakeup
     private let queue: Queue
     private let shared = Shared()
-    private var thread: JoinableThread?
+    private let thread = Locked<JoinableThread?>(nil)
     /// Given each result dropped (on the worker's thread when its job was cancelled or stopped, on the caller's when
     /// `cancel` drops it untaken): for what a result holds that must not simply be freed (inotify watches a job
     /// placed).
@@ -92,6 +98,8 @@ package final class Worker<Output: Sendable> {
             switch queue {
             case .inOrder(let limit):
                 guard shared.waiting.count < limit else { return (false, replaced) }
+            case .whenReady:
+                break
             case .newestOnly:
                 replaced += shared.waiting
                 shared.waiting = []
@@ -112,18 +120,33 @@ package final class Worker<Output: Sendable> {
         }
         // A replaced job (and what it holds) goes here, outside the lock.
         _ = replaced
-        if accepted, thread == nil { start() }
+        if accepted { thread.withLock { if $0 == nil { $0 = makeThread() } } }
         return accepted
     }
 
-    private func start() {
+    private func makeThread() -> JoinableThread {
         let shared = self.shared
         let wakeup = self.wakeup
         let discard = self.discard
-        thread = JoinableThread {
+        let queue = self.queue
+        return JoinableThread {
             while true {
                 let next: Entry? = shared.monitor.locked {
-                    while shared.waiting.isEmpty && !shared.stopping && !shared.finishing { shared.monitor.wait() }
+                    while !shared.stopping {
+                        if shared.waiting.isEmpty {
+                            if shared.finishing { return nil }
+                            shared.monitor.wait()
+                            continue
+                        }
+                        guard case .whenReady(let retrySeconds, let isReady) = queue else { break }
+                        if let index = shared.waiting.firstIndex(where: { isReady($0.label) }) {
+                            // The ready one goes first; the others keep their order.
+                            shared.waiting.insert(shared.waiting.remove(at: index), at: 0)
+                            break
+                        }
+                        if shared.finishing { return nil }
+                        shared.monitor.wait(seconds: retrySeconds)
+                    }
                     guard !shared.stopping, !shared.waiting.isEmpty else { return nil }
                     shared.running = true
                     let entry = shared.waiting.removeFirst()
@@ -158,6 +181,12 @@ package final class Worker<Output: Sendable> {
                 }
             }
         }
+    }
+
+    /// How many jobs wait (not the running one).
+    package var waitingCount: Int {
+        let shared = self.shared
+        return shared.monitor.locked { shared.waiting.count }
     }
 
     /// Whether a job is running or waiting.
@@ -213,8 +242,14 @@ package final class Worker<Output: Sendable> {
             shared.finishing = true
             shared.monitor.broadcast()
         }
-        thread?.join()
-        thread = nil
+        takeThread()?.join()
+    }
+
+    private func takeThread() -> JoinableThread? {
+        thread.withLock { running in
+            defer { running = nil }
+            return running
+        }
     }
 
     /// Drops the queue and waits for the running job; after it the worker takes no job.
@@ -227,7 +262,6 @@ package final class Worker<Output: Sendable> {
             return shared.waiting
         }
         _ = dropped
-        thread?.join()
-        thread = nil
+        takeThread()?.join()
     }
 }

@@ -20,10 +20,9 @@ import VitrineTestSupport
         fit: .contain, memoryBudgetMiB: 8, note: nil)
 
     /// Waits for the maker's wakeup (with a deadline), then takes its outcomes.
-    static func outcomes(of maker: RenditionMaker, wakeup: Wakeup, within seconds: Int32) -> [RenditionMaker.Outcome] {
-        var descriptor = pollfd(fd: wakeup.descriptor, events: Int16(POLLIN), revents: 0)
+    static func outcomes(of maker: RenditionMaker, within seconds: Int32) -> [RenditionMaker.Outcome] {
+        var descriptor = pollfd(fd: maker.wakeup.descriptor, events: Int16(POLLIN), revents: 0)
         guard poll(&descriptor, 1, seconds * 1000) == 1 else { return [] }
-        wakeup.drain()
         return maker.takeOutcomes()
     }
 
@@ -40,15 +39,13 @@ import VitrineTestSupport
         let need = 10 << 20
         let available = Locked(need)
         let asked = Locked(0)
-        let wakeup = try Wakeup()
-        let maker = RenditionMaker(
+        let maker = try RenditionMaker(
             libraryRoot: folder.path, cacheRoot: "\(folder.path)/cache", profile: Self.profile, fit: nil,
-            maxMegapixels: 50, wakeup: wakeup, retrySeconds: 0.02,
+            maxMegapixels: 50, retrySeconds: 0.02,
             availableBytes: {
                 asked.withLock { $0 += 1 }
                 return available.withLock { $0 }
             })
-        maker.start()
         defer { maker.stop() }
         #expect(maker.submit(RenditionMaker.Job(original: original, need: need)))
         #expect(!maker.submit(RenditionMaker.Job(original: original, need: need)))
@@ -59,7 +56,7 @@ import VitrineTestSupport
         #expect(!FileBytes.exists("\(folder.path)/cache/Trip/big@320x200.jpg"))
 
         available.withLock { $0 = 2 * need + RenditionMaker.margin }
-        let outcomes = Self.outcomes(of: maker, wakeup: wakeup, within: 30)
+        let outcomes = Self.outcomes(of: maker, within: 30)
         let outcome = try #require(outcomes.first)
         #expect(try outcome.result.get() == "\(folder.path)/cache/Trip/big@320x200.jpg")
         let header = try FrameRenderer(budget: MemoryBudget(limit: 64 << 20)).header(
@@ -76,14 +73,12 @@ import VitrineTestSupport
     @Test func aPhotoThatCannotBeReadIsReported() throws {
         let folder = try TemporaryFolder()
         let broken = try folder.write("Trip/broken.jpg", [0xFF, 0xD8, 0xFF])
-        let wakeup = try Wakeup()
-        let maker = RenditionMaker(
+        let maker = try RenditionMaker(
             libraryRoot: folder.path, cacheRoot: "\(folder.path)/cache", profile: Self.profile, fit: nil,
-            maxMegapixels: 50, wakeup: wakeup, availableBytes: { 1 << 40 })
-        maker.start()
+            maxMegapixels: 50, availableBytes: { 1 << 40 })
         defer { maker.stop() }
         maker.submit(RenditionMaker.Job(original: broken, need: 1 << 20))
-        let outcome = try #require(Self.outcomes(of: maker, wakeup: wakeup, within: 30).first)
+        let outcome = try #require(Self.outcomes(of: maker, within: 30).first)
         guard case .failure(let error) = outcome.result else {
             Issue.record("expected a failure, got \(outcome.result)")
             return
