@@ -40,7 +40,8 @@ import Testing
         var called: [String] = []
         var sources: [EventLoop.Source] = []
         sources.append(
-            try loop.add(first.descriptor) { _ in
+            // Unowned, as the player's handlers hold their owners: the loop holds the handler.
+            try loop.add(first.descriptor) { [unowned loop] _ in
                 called.append("first")
                 loop.remove(sources[1])
             })
