@@ -267,6 +267,13 @@ public final class LibraryWatcher {
             return
         }
         let isFolder = mask & UInt32(IN_ISDIR) != 0
+        if mask & UInt32(IN_OPEN) != 0 && (isFolder || creator == nil) {
+            // Opens change nothing, and the player's own make plenty (the lister opening the root, the index a
+            // category's folders and every photo's header): taken as changes, each read would ask for the next and
+            // the idle player would spin (seen: a whole core). Only the open(2) that created a file says something
+            // (the file is being written, not linked), and that one comes right after its IN_CREATE.
+            return
+        }
         if event.wd == parentWatch {
             if name == rootName { followsWanted.insert(.appeared) }
             return

@@ -279,6 +279,43 @@ import VitrineTestSupport
         #expect(player.stop() == 0)
     }
 
+    /// Showing one slide for ten minutes costs no CPU: nothing polls, and the player's own reads of the library
+    /// (the category list, the index reading headers for `newest` order) wake nothing. The inotify watch once took
+    /// each read as a change and asked for the next: the idle player spun a whole core. CPU time, not wall time.
+    @Test(.enabled(if: vitrineBinaryRuns, "the vitrine executable is not built (swift build builds it)"))
+    func anIdlePlayerUsesNoCPU() throws {
+        let size = Size(width: 160, height: 96)
+        try photo("Alpha/a.jpg", Self.cyan, size)
+        try photo("Alpha/b.jpg", Self.magenta, size)
+        try photo("Beta/c.jpg", Self.cyan, size)
+        try folder.write(
+            "idle.json",
+            text: """
+                {"library": "library", "deviceTable": "\(repositoryRoot)/Config/devices.json", "interval": 600,
+                 "order": "newest", "transition": "none", "startCategory": "Alpha",
+                 "display": {"backend": "headless", "headlessSize": "160x96"}, "controlSocket": "idle.sock"}
+                """)
+        let player = try Running(
+            arguments: ["play", "--config", "\(folder.path)/idle.json", "--snapshots", snapshots],
+            log: "\(folder.path)/idle.log")
+        #expect(eventually("the first slide", { !presented().isEmpty }))
+        /// User and system time of the player so far, in clock ticks (proc(5): fields 14 and 15).
+        func ticks() -> Int {
+            guard let text = try? FileBytes.readText("/proc/\(player.pid)/stat"),
+                let end = text.lastIndex(of: ")")
+            else { return 0 }
+            let fields = text[text.index(after: end)...].split(separator: " ")
+            // After the name: state is field 3, so utime (14) and stime (15) are at 11 and 12 here.
+            return fields.count > 12 ? (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0) : 0
+        }
+        usleep(1_000_000)
+        let before = ticks()
+        usleep(3_000_000)
+        let used = Double(ticks() - before) / Double(sysconf(Int32(_SC_CLK_TCK)))
+        #expect(used < 0.3, "the idle player used \(used) s of CPU in 3 s")
+        #expect(player.stop() == 0)
+    }
+
     /// SD cards wear with every write: at ten slides a second the position is saved once (the first slide) in the
     /// first few seconds, not once a slide, and at exit it names the slide on screen.
     @Test(.enabled(if: vitrineBinaryRuns, "the vitrine executable is not built (swift build builds it)"))

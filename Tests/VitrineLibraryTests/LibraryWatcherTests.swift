@@ -64,6 +64,31 @@ struct LibraryWatcherTests {
         #expect(after.finished.contains("\(folder.path)/Cat/New/z.jpg"))
     }
 
+    /// The player's own reads change nothing: the lister opening the root, the index opening a category's folders
+    /// and reading a photo's header. (Taken as changes, each read asked for the next: the idle player spun.)
+    @Test func readingTheLibraryIsNoChange() throws {
+        let watcher = try LibraryWatcher(root: folder.path)
+        touch("\(folder.path)/Cat/photo.jpg")
+        touch("\(folder.path)/root.jpg")
+        watch(watcher, "Cat")
+        _ = watcher.read(now: 1)
+        _ = watcher.settle(now: 10)
+        for path in [folder.path, "\(folder.path)/Cat"] {
+            let directory = opendir(path)
+            while let directory, readdir(directory) != nil {}
+            if let directory { closedir(directory) }
+        }
+        for path in ["\(folder.path)/Cat/photo.jpg", "\(folder.path)/root.jpg"] {
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            var byte: UInt8 = 0
+            _ = read(descriptor, &byte, 1)
+            close(descriptor)
+        }
+        #expect(watcher.read(now: 11) == LibraryWatcher.Changes())
+        #expect(watcher.followsWanted.isEmpty)
+        #expect(watcher.nextSettle == nil)
+    }
+
     /// A photo arriving in or leaving the root is said as such, not as a changed category list: a flat library of
     /// 100,000 photos is then not listed again for every arrival. A folder made there still changes the list.
     @Test func rootPhotosComingAndGoingAreToldApartFromFolders() throws {
