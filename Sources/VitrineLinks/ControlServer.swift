@@ -156,8 +156,6 @@ public final class ControlServer {
         armIdleTimer()
     }
 
-    public func owns(_ client: Int32) -> Bool { clients[client] != nil }
-
     /// Reads a client's lines and answers them with `answer`, at most `linesPerWake` of them; writes what it can
     /// of the answers waiting. A client with whole lines left is served again from `more`; one that is done or
     /// misbehaved is closed and no longer watched.
