@@ -138,8 +138,9 @@ public struct Player {
     public private(set) var categories: [String] = []
     public private(set) var active: String?
     public private(set) var playlist: Playlist?
-    /// The slide whose picture is on screen (or on its way there).
-    public private(set) var onScreen: SlideID?
+    /// Where the show is: the slide handed to the screen last (on the glass or on its way there); a category switch
+    /// clears it at once. What the glass shows is the display's `ScreenContents`.
+    public private(set) var current: SlideID?
     /// The slide to show as soon as its frame is ready.
     public private(set) var wanted: SlideID?
     public private(set) var timer: SlideTimer
@@ -169,7 +170,7 @@ public struct Player {
 
     public func status(now: Double) -> Status {
         Status(
-            category: active, slide: onScreen, position: onScreen.flatMap { playlist?.number(of: $0) },
+            category: active, slide: current, position: current.flatMap { playlist?.number(of: $0) },
             count: playlist?.count ?? 0, paused: timer.reasons.sorted(), secondsLeft: timer.secondsLeft(now: now),
             framesCached: cache.count, presented: presented)
     }
@@ -206,7 +207,7 @@ public struct Player {
                 return [.log("resuming at \(resume)")] + want(resume)
             }
             guard let first = playlist?.first() else {
-                onScreen = nil
+                current = nil
                 return [
                     .showBackground, .log("category \(Self.label(category)) has no photos; waiting for some to arrive"),
                 ]
@@ -220,7 +221,7 @@ public struct Player {
             guard timer.expire(generation: fired, now: now), var playlist else { return [] }
             let next = playlist.next()
             self.playlist = playlist
-            guard let next, next != onScreen else { return [.timer(timer.restart(now: now))] }
+            guard let next, next != current else { return [.timer(timer.restart(now: now))] }
             return want(next)
         case .decoded(let request, let frame, _):
             guard request.generation == generation else { return [] }
@@ -237,9 +238,9 @@ public struct Player {
             var actions: [Action] = [.warn("skipped \(message)")]
             if id == wanted {
                 wanted = nil
-                if let next = playlist?.next(after: id), next != onScreen {
+                if let next = playlist?.next(after: id), next != current {
                     actions += want(next)
-                } else if onScreen == nil {
+                } else if current == nil {
                     actions += [.showBackground, .log("no photo of category \(Self.label(active)) can be shown")]
                 } else {
                     actions.append(.timer(timer.restart(now: now)))
@@ -282,17 +283,17 @@ public struct Player {
             screen.seen()
             return applyScreen(wasOn: wasOn, log: "somebody is there outside the schedule", fullInterval: true)
         case .redraw:
-            let current = onScreen
+            let was = current
             let actions = dropCategoryState()
             flipPending = false
             queued = nil
-            guard let target = current ?? playlist?.first() else { return actions }
-            onScreen = nil
+            guard let target = was ?? playlist?.first() else { return actions }
+            current = nil
             return actions + want(target)
         case .photosAdded(let slides, let category, _):
             guard category == active, playlist != nil else { return [] }
             playlist?.add(slides)
-            if onScreen == nil, wanted == nil, let first = playlist?.first() { return want(first) }
+            if current == nil, wanted == nil, let first = playlist?.first() { return want(first) }
             return prefetch()
         case .photosRemoved(let ids, let category, _):
             guard category == active, playlist != nil else { return [] }
@@ -307,7 +308,7 @@ public struct Player {
                 }
             }
             if playlist?.isEmpty ?? true {
-                onScreen = nil
+                current = nil
                 return actions + [.showBackground, .log("category \(Self.label(active)) has no photos left")]
             }
             return actions + prefetch()
@@ -323,7 +324,7 @@ public struct Player {
                 self.active = nil
                 playlist = nil
                 dropCategoryState()
-                onScreen = nil
+                current = nil
                 return [.showBackground, .log("the library has no photos left")]
             }
             return [.log("category \(Self.label(active)) is gone")] + switchTo(first)
@@ -359,8 +360,8 @@ public struct Player {
     }
 
     private var infoText: String {
-        let slide = onScreen?.name ?? "no photo"
-        let position = onScreen.flatMap { playlist?.number(of: $0) }.map { " (\($0) of \(playlist?.count ?? 0))" } ?? ""
+        let slide = current?.name ?? "no photo"
+        let position = current.flatMap { playlist?.number(of: $0) }.map { " (\($0) of \(playlist?.count ?? 0))" } ?? ""
         return "\(Self.label(active)): \(slide)\(position)"
     }
 
@@ -378,10 +379,10 @@ public struct Player {
     private mutating func perform(_ command: ControlCommand, now: Double) -> [Action] {
         switch command {
         case .next:
-            guard let next = playlist?.next(after: wanted ?? onScreen) else { return [] }
+            guard let next = playlist?.next(after: wanted ?? current) else { return [] }
             return want(next)
         case .previous:
-            guard let previous = playlist?.previous(before: wanted ?? onScreen) else { return [] }
+            guard let previous = playlist?.previous(before: wanted ?? current) else { return [] }
             return want(previous)
         case .first:
             guard let first = playlist?.first() else { return [] }
@@ -472,14 +473,14 @@ public struct Player {
     private mutating func present(_ frame: Frame, _ id: SlideID) -> [Action] {
         var actions: [Action] = []
         // The first picture comes up at once (there is nothing to fade from); later ones fade in first.
-        let transition = onScreen == nil ? 0 : options.transitionSeconds
+        let transition = current == nil ? 0 : options.transitionSeconds
         if flipPending {
             queued = (frame, id)
         } else {
             flipPending = true
             actions.append(.present(frame, id))
         }
-        onScreen = id
+        current = id
         wanted = nil
         presented += 1
         playlist?.moveTo(id)
@@ -491,8 +492,8 @@ public struct Player {
     private mutating func prefetchTargets() -> [SlideID] {
         guard var playlist else { return [] }
         var targets: [SlideID] = []
-        if let next = playlist.next(), next != onScreen { targets.append(next) }
-        if options.keepPrevious, let previous = playlist.previous(), previous != onScreen, !targets.contains(previous) {
+        if let next = playlist.next(), next != current { targets.append(next) }
+        if options.keepPrevious, let previous = playlist.previous(), previous != current, !targets.contains(previous) {
             targets.append(previous)
         }
         self.playlist = playlist
@@ -533,7 +534,7 @@ public struct Player {
             let command = held.contains(reason) ? timer.pause(reason, now: now) : timer.resume(reason, now: now)
             if let command { actions.append(.timer(command)) }
         }
-        if !wasOn, screen.isOn, fullInterval, timer.reasons.isEmpty, onScreen != nil {
+        if !wasOn, screen.isOn, fullInterval, timer.reasons.isEmpty, current != nil {
             actions = actions.filter { if case .timer = $0 { false } else { true } }
             actions.append(.timer(timer.restart(now: now)))
         }

@@ -26,14 +26,36 @@ public enum ShownContent {
     /// Text painted over the picture on screen (not a new picture).
     case overlay
 
+    init(_ picture: ScreenContents.Picture) {
+        switch picture {
+        case .slide(let record): self = .frame(record)
+        case .blend(let record, let weight): self = .blend(record, weight: weight)
+        case .background: self = .background
+        }
+    }
+
     /// A whole picture (not text over one).
-    package var isPicture: Bool {
-        if case .overlay = self { return false }
-        return true
+    package var isPicture: Bool { picture != nil }
+
+    /// The whole picture shown; nil for text over one.
+    var picture: ScreenContents.Picture? {
+        switch self {
+        case .frame(let record): return .slide(record)
+        case .blend(let record, let weight): return .blend(record, weight: weight)
+        case .background: return .background
+        case .overlay: return nil
+        }
     }
 }
 
 extension DisplayContent {
+    init(_ step: ScreenContents.Step) {
+        switch step {
+        case .slide(let frame, let record): self = .frame(frame, record)
+        case .blend(let from, let to, let weight, let record): self = .blend(from: from, to: to, weight: weight, record)
+        }
+    }
+
     /// Whether the content is painted over the picture on screen.
     var isOverlay: Bool {
         if case .overlay = self { return true }

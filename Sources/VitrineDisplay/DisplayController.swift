@@ -16,6 +16,8 @@ public final class DisplayController {
         case redraw
         /// DRM master is given up: the VT switch may go ahead.
         case seatReleased
+        /// A fade is over: the prefetches that waited for it may go to the decoder now.
+        case prefetchesReleased([DecodeRequest])
     }
 
     public let executor: any DisplayExecutor
@@ -23,8 +25,8 @@ public final class DisplayController {
     private let timer: MonotonicTimer
     private let log: EventLog
     private var outputs: [Output] = []
-    /// What the buffer on screen shows (overlays aside), for the headless display's snapshots of a return.
-    private var frontShown: ShownContent?
+    /// What is on the screen: this controller is its one owner.
+    public private(set) var screen: ScreenContents
     /// Flips and modesets asked of the kernel since start (`vitrine ctl status`, the VM tests).
     public private(set) var flips = 0
     public private(set) var modesets = 0
@@ -32,18 +34,18 @@ public final class DisplayController {
     public private(set) var lastSequence: UInt32?
     /// While a flip completion is handled: the time of its vblank.
     private var glassTime: Double?
-    /// Paints into every picture as it is painted (not into overlays, which start from a picture that has it).
-    public var decorate: ((UnsafeMutablePointer<UInt32>, Size, Int) -> Void)?
-    /// Which picture each buffer holds and where overlays changed it, so an overlay copies only those places.
-    private var damage: BufferDamage
+    /// The corner's text, painted into every picture as it is painted (not into overlays, which start from a picture
+    /// that has it).
+    /// The canvas and rotation the text is laid out for are the screen's now (a replug to another mode changes them).
+    package var corner: (overlay: TextOverlay, canvas: Size, rotation: Rotation)?
     /// Bytes copied from the screen's buffer for overlays since start, and overlays painted (the benchmark).
     public private(set) var overlayCopy = (bytes: 0, overlays: 0)
 
-    public init(executor: any DisplayExecutor, log: EventLog) throws(RuntimeError) {
+    public init(executor: any DisplayExecutor, fadeSeconds: Double?, log: EventLog) throws(RuntimeError) {
         self.executor = executor
         self.log = log
         machine = DisplayMachine(bufferCount: executor.bufferCount)
-        damage = BufferDamage(bufferCount: executor.bufferCount)
+        screen = ScreenContents(bufferCount: executor.bufferCount, fadeSeconds: fadeSeconds)
         timer = try MonotonicTimer()
     }
 
@@ -66,6 +68,35 @@ public final class DisplayController {
     public func show(_ content: DisplayContent, now: Double = MonotonicClock.seconds()) {
         send(.show(content, overlay: content.isOverlay, now: now), now: now)
     }
+
+    /// Crossfade length in seconds; nil when slides cut.
+    public var fadeSeconds: Double? {
+        get { screen.fadeSeconds }
+        set { screen.fadeSeconds = newValue }
+    }
+
+    /// A new slide: a crossfade from the one on screen when fades are on and the screen can show one, else a cut.
+    /// Only the first step now: painting a second one meanwhile would hold up seeing the first land (the viewer's
+    /// latency); the third buffer is used from the first completed step on.
+    public func present(_ frame: Frame, _ record: PresentRecord, now: Double) {
+        show(DisplayContent(screen.present(frame, record, screenCanFade: canFade, now: now)), now: now)
+    }
+
+    /// Shows the fade's next steps while the screen can take them: one when nothing is flipping, and with a third
+    /// buffer one more, painted while the flip is in flight (so it makes the next vblank). A dark screen takes
+    /// whatever comes (the steps hurry to the last), and so does a fade the viewer has already asked past.
+    public func feedFade(now: Double, hurry: Bool) {
+        if hurry || !canFade { screen.hurryFade() }
+        while screen.wantsFadeStep, !isBusy || canPrepare || !isLit,
+            let step = screen.nextFadeStep(now: now, vblanksAhead: canPrepare ? 2 : 1)
+        {
+            show(DisplayContent(step), now: now)
+        }
+    }
+
+    /// Whether a decode must wait for the fade to end (prefetches do); it then comes back as `prefetchesReleased`.
+    public func deferIfFading(_ request: DecodeRequest) -> Bool { screen.deferIfFading(request) }
+    public func cancelDeferred(_ id: SlideID) { screen.cancelDeferred(id) }
 
     public func setPower(_ on: Bool, now: Double = MonotonicClock.seconds()) {
         send(.power(on: on, now: now), now: now)
@@ -110,19 +141,25 @@ public final class DisplayController {
                 picture = .background(.black)
             }
             guard case .overlay(_, let draw) = picture else {
-                if let decorate { picture = .decorated(picture, decorate) }
+                let painted = picture.shown.picture
+                if let corner {
+                    picture = .decorated(picture) { pixels, _, stride in
+                        corner.overlay.decorate(
+                            canvas: corner.canvas, rotation: corner.rotation, pixels: pixels, stride: stride)
+                    }
+                }
                 executor.paint(picture, buffer: buffer, front: front)
-                damage.picturePainted(into: buffer)
+                if let painted { screen.painted(painted, into: buffer) }
                 return
             }
-            let rects = buffer == front ? [] : damage.rectsToCopy(into: buffer, from: front)
+            let rects = buffer == front ? [] : screen.damage.rectsToCopy(into: buffer, from: front)
             var touched: [Placement.Rect] = []
             executor.paint(
                 .overlay(copying: rects) { pixels, size, stride in
                     touched = draw(pixels, size, stride)
                     return touched
                 }, buffer: buffer, front: front)
-            damage.overlayPainted(into: buffer, from: front, touched: touched)
+            screen.overlayPainted(into: buffer, from: front, touched: touched)
             overlayCopy.overlays += 1
             overlayCopy.bytes +=
                 rects.map { $0.reduce(0) { $0 + $1.width * $1.height * 4 } } ?? executor.size.pixelCount * 4
@@ -134,14 +171,14 @@ public final class DisplayController {
         case .modeset(let buffer):
             modesets += 1
             if !executor.modeset(buffer: buffer) {
-                damage.forget()
+                screen.pixelsLost()
                 outputs.append(.redraw)
             }
         case .powerOn:
             executor.setPower(true)
         case .powerOff:
             // fbdev without a blank paints its buffers black.
-            damage.forget()
+            screen.pixelsLost()
             executor.setPower(false)
         case .armTimer(let at):
             timer.arm(at: at)
@@ -152,20 +189,26 @@ public final class DisplayController {
             outputs.append(.seatReleased)
         case .takeMaster:
             // A console may have drawn into the buffers meanwhile (fbdev).
-            damage.forget()
+            screen.pixelsLost()
             send(.masterTaken(executor.takeMaster(), now: now), now: now)
         case .rebuildBuffers:
-            damage = BufferDamage(bufferCount: executor.bufferCount)
+            screen.buffersRebuilt(count: executor.bufferCount)
             send(.rebuilt(executor.rebuildBuffers(), now: now), now: now)
         case .completed(let content, let visible):
-            if visible {
-                if !content.isOverlay { frontShown = content.shown }
-                executor.didShow(content.shown, buffer: machine.front, now: now)
+            if visible { executor.didShow(content.shown, buffer: machine.front, now: now) }
+            let at = visible ? glassTime ?? now : now
+            switch content.shown {
+            case .blend: screen.fadeStepDone(visible: visible, sequence: lastSequence, now: at)
+            case .frame:
+                let released = screen.slideDone(visible: visible, sequence: lastSequence)
+                if !released.isEmpty { outputs.append(.prefetchesReleased(released)) }
+            case .background, .overlay: break
             }
-            outputs.append(.completed(content, visible: visible, at: visible ? glassTime ?? now : now))
+            outputs.append(.completed(content, visible: visible, at: at))
         case .reappeared(let content):
-            if let content, !content.isOverlay { frontShown = content.shown }
-            executor.didShow(frontShown, buffer: machine.front, now: now)
+            // Text over the picture aside, what the buffer on screen holds.
+            let picture = content?.shown.picture ?? screen.picture(in: machine.front)
+            executor.didShow(picture.map(ShownContent.init), buffer: machine.front, now: now)
             outputs.append(.reappeared(content))
         case .redraw:
             outputs.append(.redraw)

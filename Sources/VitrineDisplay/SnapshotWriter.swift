@@ -8,21 +8,6 @@ import VitrinePlatform
     import Musl
 #endif
 
-/// What was put on screen, for `presented.jsonl` and `--stats`.
-public struct PresentRecord: Sendable {
-    public var category: String
-    public var slide: String
-    public var file: String?
-    public var decodeMilliseconds: Double?
-
-    public init(category: String, slide: String, file: String?, decodeMilliseconds: Double?) {
-        self.category = category
-        self.slide = slide
-        self.file = file
-        self.decodeMilliseconds = decodeMilliseconds
-    }
-}
-
 /// Writes each presented frame as `DIR/NNNNNN.ppm` and appends a JSON line to `DIR/presented.jsonl`; text
 /// painted over the picture on screen (a banner, the clock's minute) goes to `DIR/overlay-NNNNNN.ppm` and
 /// `DIR/overlays.jsonl`, numbered on their own so the slides' numbers stay the slides'.

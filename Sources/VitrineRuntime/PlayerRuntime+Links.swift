@@ -53,9 +53,9 @@ extension PlayerRuntime {
         }
         mqtt = link
         tellMQTT()
-        if link.wantsSlidePictures, !slidePictureComing {
-            if let slidePicture {
-                link.slidePicture(.success(slidePicture), now: MonotonicClock.seconds())
+        if link.wantsSlidePictures, !slidePictures.coming {
+            if let latest = slidePictures.latest {
+                link.slidePicture(.success(latest), now: MonotonicClock.seconds())
             } else {
                 submitSlidePicture()
             }
@@ -140,7 +140,7 @@ extension PlayerRuntime {
             },
             metrics: { [unowned self] in MetricsWriter.render(self.currentFigures()) },
             activeCategory: { [unowned self] in self.player.active },
-            slidePicture: { [unowned self] in (self.slidePicture, self.slidePictureComing) })
+            slidePicture: { [unowned self] in (self.slidePictures.latest, self.slidePictures.coming) })
         remote.renditions = follower.renditionMaker
         remote.libraryChanged = { [unowned self] placed in
             self.sendAll(self.follower.placed(placed, show: self.followedShow, now: MonotonicClock.seconds()))
@@ -153,7 +153,7 @@ extension PlayerRuntime {
             return
         }
         web = remote
-        if !slidePictureComing, slidePicture == nil { submitSlidePicture() }
+        if !slidePictures.coming, slidePictures.latest == nil { submitSlidePicture() }
     }
 
     /// Whether anything shows the slide's picture elsewhere.
@@ -164,31 +164,8 @@ extension PlayerRuntime {
     /// when nobody wants it or the slide is gone.
     @discardableResult
     func submitSlidePicture() -> Bool {
-        guard wantsSlidePictures, let frame = slideFrame else { return false }
-        if slidePictures == nil {
-            do {
-                let pictures = try ThumbnailWorker()
-                try loop.add(pictures.wakeup.descriptor) { [unowned self] _ in
-                    deliverSlidePicture(now: MonotonicClock.seconds())
-                }
-                slidePictures = pictures
-            } catch {
-                log(.warning, "no pictures of the slide for MQTT or the web remote: \(error)")
-                return false
-            }
-        }
-        slidePictureComing = true
-        slidePictures?.submit(frame)
-        return true
-    }
-
-    /// The slide's picture is made (or could not be): each link that shows it gets the one result.
-    func deliverSlidePicture(now: Double) {
-        guard let result = slidePictures?.take() else { return }
-        slidePictureComing = false
-        if case .success(let jpeg) = result { slidePicture = jpeg }
-        mqtt?.slidePicture(result, now: now)
-        web?.slidePictureMade()
+        guard wantsSlidePictures else { return false }
+        return slidePictures.make(from: display.screen.slideFrame, log: log)
     }
 
     /// Opens the CEC adapter the settings ask for (a missing one is one log line; the show goes on).
@@ -235,7 +212,7 @@ extension PlayerRuntime {
     func tellMQTT() {
         guard let mqtt else { return }
         mqtt.categoriesAre(player.categories)
-        let slide = player.onScreen
+        let slide = player.current
         let count = player.playlist?.count ?? 0
         if mqttPosition?.slide != slide || mqttPosition?.count != count {
             mqttPosition = (slide, count, slide.flatMap { player.playlist?.number(of: $0) })

@@ -41,11 +41,11 @@ extension PlayerRuntime {
     func logStats(_ record: PresentRecord, now: Double) {
         let mib = { (bytes: Int) in JSONText.number(Double(bytes) / 1_048_576) }
         // With a crossfade the change becomes visible at its first step.
-        let visible = crossfader.firstShown ?? now
+        let visible = display.screen.firstShown ?? now
         let latency = advanceDeadline.map { "\(JSONText.number((visible - $0) * 1000)) ms" } ?? "-"
         let decode = record.decodeMilliseconds.map { "\(JSONText.number($0)) ms" } ?? "-"
         // Drivers without a real vblank count none (sequence 0 throughout): nothing to say then.
-        let pacing = crossfader.lastPacing.flatMap {
+        let pacing = display.screen.lastPacing.flatMap {
             $0.vblanks > 0 ? " fade \($0.steps) steps over \($0.vblanks) vblanks" : nil
         }
         log(

@@ -100,6 +100,7 @@ extension PlayerRuntime {
             log("\(connector.name) connected again at \(mode): profile \(profile.id), compose \(profile.compose)")
             drm.pendingMode = mode
             profileNow = profile
+            display.corner = (overlay, profile.compose, profile.rotation)
             renderOptions.canvas = profile.compose
             renderOptions.rotation = profile.rotation
             renderOptions.fit = configuration.settings.fit ?? profile.fit
@@ -216,14 +217,14 @@ extension PlayerRuntime {
         followSchedule()
         renderOptions = Self.renderOptions(settings, profile: profileNow)
         worker.setOptions(renderOptions)
-        crossfader.seconds = Self.fadeSeconds(
+        display.fadeSeconds = Self.fadeSeconds(
             settings, profile: profileNow, budget: budget, blendsCleanly: display.blendsCleanly,
             screen: screenDescription, log: log)
         var options = player.options
         options.interval = settings.interval
         options.order = settings.order
         options.wakeOutsideSchedule = settings.presence?.wakeOutsideSchedule ?? false
-        options.transitionSeconds = crossfader.seconds ?? 0
+        options.transitionSeconds = display.fadeSeconds ?? 0
         log.forgetWarnings()
         log("config reloaded from \(path)")
         perform(player.update(options))

@@ -62,17 +62,11 @@ public final class PlayerRuntime {
     var cec: CECLink?
     /// The web remote; nil without `web` settings or when it cannot listen.
     var web: WebRemote?
-    /// Makes the picture of the slide on screen, once for both MQTT's image topic and the web remote's page; nil
-    /// until one of them wants it.
-    var slidePictures: ThumbnailWorker?
-    /// The slide on screen (or on its way), while the player keeps it, for a picture asked for later.
-    weak var slideFrame: Frame?
-    /// The newest picture made of a slide (a few KiB): the web remote serves it, and a link started later (a
-    /// reload) gets it at once. It stays when the next one fails, and goes when a slide comes with nobody to make
-    /// its picture for.
-    var slidePicture: [UInt8]?
-    /// The slide's picture is being made.
-    var slidePictureComing = false
+    /// The picture of the slide on screen, made once for both MQTT's image topic and the web remote's page.
+    lazy var slidePictures = SlidePictures(loop: loop) { [unowned self] result, now in
+        mqtt?.slidePicture(result, now: now)
+        web?.slidePictureMade()
+    }
     /// Text over the picture: the category banner for a few seconds, else the pause sign while paused by the user;
     /// the corner's clock, date and texts.
     let overlay: TextOverlay
@@ -98,7 +92,6 @@ public final class PlayerRuntime {
     var exitStatus: Int32?
     /// The longest time the loop spent on one wake-up since the last `status` (a flip or a key waits that long).
     var longestTurn = 0.0
-    let crossfader: Crossfader
     /// A fade holds the outgoing and the incoming frame, and a decode the viewer asks for during it a third; they
     /// are on top of the minimum (two scanout buffers and one frame), with this much left for decoding.
     static let fadeDecodeRoom = 16 << 20
@@ -161,7 +154,6 @@ public final class PlayerRuntime {
                 keepPrevious: keepPrevious, seed: UInt64(truncatingIfNeeded: Int(MonotonicClock.seconds() * 1e6)),
                 pauseOnInput: settings.pauseOnInput, transitionSeconds: fades ?? 0, resume: resume,
                 wakeOutsideSchedule: settings.presence?.wakeOutsideSchedule ?? false))
-        crossfader = Crossfader(seconds: fades)
         let renderer: TextRenderer?
         do {
             renderer = try TextRenderer(
@@ -201,7 +193,7 @@ public final class PlayerRuntime {
                     throw PlayError("\(error)")
                 }
             }
-            display = try DisplayController(executor: executor, log: log)
+            display = try DisplayController(executor: executor, fadeSeconds: fades, log: log)
             // Like the other links, a control socket that cannot be made is one log line: the show matters more.
             do {
                 control = try ControlServer(path: configuration.controlPath ?? ControlServer.defaultPath())
@@ -322,10 +314,7 @@ public final class PlayerRuntime {
         presenceAndButtons = PresenceAndButtons.start(
             settings: configuration.settings, in: loop, now: MonotonicClock.seconds(), log: log
         ) { [unowned self] events in sendAll(events) }
-        display.decorate = { [unowned self] pixels, _, stride in
-            self.overlay.decorate(
-                canvas: self.profileNow.compose, rotation: self.profileNow.rotation, pixels: pixels, stride: stride)
-        }
+        display.corner = (overlay, profileNow.compose, profileNow.rotation)
         startOverlay(configuration.settings)
         startMQTT(configuration.settings)
         startCEC(configuration.settings)
@@ -373,7 +362,7 @@ public final class PlayerRuntime {
         mqtt?.close()
         cec?.close()
         web?.close()
-        slidePictures?.stop()
+        slidePictures.stop()
         worker.stop()
         follower.stop()
         control?.close()
@@ -490,9 +479,9 @@ public final class PlayerRuntime {
         case .index(let name):
             sendAll(follower.index(name, show: followedShow))
         case .decode(let request):
-            if !crossfader.deferIfFading(request) { worker.submit(request) }
+            if !display.deferIfFading(request) { worker.submit(request) }
         case .cancel(let id):
-            crossfader.cancel(id)
+            display.cancelDeferred(id)
             worker.cancel(id)
         case .present(let frame, let id):
             let decode = decodes.removeValue(forKey: id)
@@ -537,24 +526,8 @@ public final class PlayerRuntime {
 
     /// A new slide: a crossfade from the one on screen when fades are on and the screen can show one, else a cut.
     func present(_ frame: Frame, _ record: PresentRecord) {
-        slideFrame = frame
-        if !submitSlidePicture() { slidePicture = nil }
-        // Only the first step now: painting a second one meanwhile would hold up seeing the first land (the
-        // viewer's latency); the third buffer is used from the first completed step on.
-        display.show(crossfader.present(frame, record, screenCanFade: display.canFade, now: MonotonicClock.seconds()))
-    }
-
-    /// Hands the display the fade's next steps while it can take them: one when nothing is flipping, and with a
-    /// third buffer one more, painted while the flip is in flight (so it makes the next vblank). A dark screen
-    /// takes whatever comes (the steps hurry to the last).
-    private func feedFade(now: Double) {
-        // The fade hurries to its end when the viewer already asked for another slide or the screen went away.
-        if player.hasPictureWaiting || !display.canFade { crossfader.hurry() }
-        while crossfader.wantsStep, !display.isBusy || display.canPrepare || !display.isLit,
-            let step = crossfader.nextStep(now: now, vblanksAhead: display.canPrepare ? 2 : 1)
-        {
-            display.show(step)
-        }
+        display.present(frame, record, now: MonotonicClock.seconds())
+        if !submitSlidePicture() { slidePictures.forget() }
     }
 
     private func deliver(_ outcome: DecodeWorker.Outcome, now: Double) {
@@ -574,7 +547,7 @@ public final class PlayerRuntime {
     /// Puts the text that should be over the picture there, or takes it away; waits while a flip is in flight, a
     /// fade runs or the screen is dark.
     private func refreshOverlay() {
-        guard display.isLit, !display.isBusy, !crossfader.isFading else { return }
+        guard display.isLit, !display.isBusy, !display.screen.isFading else { return }
         overlay.refresh(
             paused: player.timer.reasons.contains(.user), canvas: profileNow.compose, rotation: profileNow.rotation,
             show: { display.show($0) })
@@ -592,12 +565,14 @@ public final class PlayerRuntime {
                 case .completed(let content, let visible, let at):
                     completed(content.shown, visible: visible, now: min(at, now))
                 case .reappeared:
-                    // A picture painted for the return has the corner painted in (`decorate`); the rest follows.
+                    // A picture painted for the return has the corner painted in (`display.corner`); the rest follows.
                     break
                 case .redraw:
                     send(.redraw(now: now))
                 case .seatReleased:
                     terminal?.allowRelease()
+                case .prefetchesReleased(let requests):
+                    for request in requests { worker.submit(request) }
                 }
             }
         }
@@ -611,12 +586,11 @@ public final class PlayerRuntime {
             notifier?.send("READY=1\nSTATUS=playing \(library.root) on \(screenDescription)")
         }
         if case .blend = shown {
-            crossfader.stepDone(visible: visible, sequence: display.lastSequence, now: now)
-            feedFade(now: now)
+            // The fade hurries to its end when the viewer already asked for another slide.
+            display.feedFade(now: now, hurry: player.hasPictureWaiting)
             return
         }
         guard case .frame(let record) = shown else { return }
-        for request in crossfader.frameDone(visible: visible, sequence: display.lastSequence) { worker.submit(request) }
         presentedCount += 1
         position?.shown(SlideID(category: record.category, name: record.slide), now: now)
         figures.slidesShown += 1

@@ -48,7 +48,7 @@ import VitrineCore
         #expect(Self.text(player.handle(.flipDone(now: 0.016))).isEmpty)
         let advance = player.handle(.timerFired(generation: generation, now: 10))
         #expect(Self.text(advance) == ["present A/b", "arm 20.0", "decode prefetch A/c"])
-        #expect(player.onScreen == SlideID(category: "A", name: "b"))
+        #expect(player.current == SlideID(category: "A", name: "b"))
     }
 
     @Test func pauseAndResumeKeepTheTimeLeft() throws {
@@ -80,12 +80,12 @@ import VitrineCore
         #expect(Self.text(resumed) == ["arm 505.0"])
         // The deadline armed before the pause fires late: it must not advance.
         #expect(Self.text(player.handle(.timerFired(generation: first, now: 10))).isEmpty)
-        #expect(player.onScreen?.name == "a")
+        #expect(player.current?.name == "a")
         let current = try #require(armedGeneration(resumed))
         #expect(Self.text(player.handle(.timerFired(generation: current, now: 505))).first == "present A/b")
         // The same expiration delivered twice advances once.
         #expect(Self.text(player.handle(.timerFired(generation: current, now: 505))).isEmpty)
-        #expect(player.onScreen?.name == "b")
+        #expect(player.current?.name == "b")
     }
 
     @Test func afterSleepTheSlideGetsAFullIntervalAndNoCatchUp() throws {
@@ -94,7 +94,7 @@ import VitrineCore
         let woke = player.handle(.woke(now: 8))
         #expect(Self.text(woke).last == "arm 18.0")
         #expect(Self.text(player.handle(.timerFired(generation: before, now: 10))).isEmpty)
-        #expect(player.onScreen?.name == "a")
+        #expect(player.current?.name == "a")
     }
 
     @Test func nextWhilePrefetchingSharesTheDecode() throws {
@@ -128,7 +128,7 @@ import VitrineCore
         #expect(Self.text(player.handle(.decoded(late, try frame(), now: 4))).isEmpty)
         #expect(budget.used <= baseline)
         // The old picture stays until the new category's first slide is ready.
-        #expect(player.onScreen?.name == "b")
+        #expect(player.current?.name == "b")
         let index = player.handle(.indexed(category: "B", slides: Self.slides(["x"], in: "B"), now: 5))
         #expect(Self.text(index) == ["decode show B/x"])
     }
@@ -154,7 +154,7 @@ import VitrineCore
         _ = player.handle(.flipDone(now: 0))
         _ = player.handle(.command(.category(.named("B")), now: 1))
         _ = player.handle(.indexed(category: "B", slides: Self.slides(["x", "y"], in: "B"), now: 1))
-        #expect(player.onScreen?.name == "a")
+        #expect(player.current?.name == "a")
         #expect(player.timer.reasons == [.loading])
     }
 
@@ -187,7 +187,7 @@ import VitrineCore
         #expect(Self.text(removed) == ["cancel A/b", "decode prefetch A/c"])
         // Deleting the slide on screen keeps its picture; the show goes on from where it stood.
         _ = player.handle(.photosRemoved([SlideID(category: "A", name: "a")], category: "A", now: 3))
-        #expect(player.onScreen?.name == "a")
+        #expect(player.current?.name == "a")
         #expect(player.decodesInFlight.map(\.name) == ["c"])
     }
 
