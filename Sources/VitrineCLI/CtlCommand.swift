@@ -57,9 +57,10 @@ struct CtlCommand {
 
     /// Sends one line and reads one line back.
     static func exchange(_ line: String, path: String) -> Result<String, RuntimeError> {
-        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        let connection = Descriptor(taking: socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0))
+        let descriptor = connection.number
         guard descriptor >= 0 else { return .failure(RuntimeError("create a socket", errno: errno)) }
-        defer { close(descriptor) }
+        // `connection` closes it when this returns.
         guard vitrine_unix_connect_or_bind(descriptor, path, 0) == 0 else {
             return .failure(RuntimeError("connect", path: path, errno: errno))
         }

@@ -24,6 +24,8 @@ public final class FbdevDisplay: DisplayExecutor {
     public var blendsCleanly: Bool { doubleBuffered && bytesPerPixel == 4 }
     /// Panning between two halves, or one buffer.
     public let doubleBuffered: Bool
+    /// The framebuffer device; nil once closed.
+    private var owned: Descriptor?
     private let descriptor: Int32
     private let pixels: UnsafeMutableRawPointer
     private let mappedBytes: Int
@@ -40,7 +42,8 @@ public final class FbdevDisplay: DisplayExecutor {
     private var waitsForVsync = true
     /// FBIOBLANK is missing: off painted black over the picture, which must be drawn again when the screen is on.
     private var pictureLost = false
-    private let console: Int32
+    /// `/dev/tty0`, to switch the console to graphics and back; nil when it cannot be opened or once closed.
+    private var console: Descriptor?
     private var closed = false
     /// 16-bit panels (small SPI screens, most of them) are painted through one 32-bit picture per buffer and
     /// converted, so banners, the clock and overlays are drawn on them as on XRGB screens. The memory budget
@@ -49,22 +52,27 @@ public final class FbdevDisplay: DisplayExecutor {
 
     public init(path: String) throws(PlayError) {
         self.path = path
-        descriptor = open(path, O_RDWR | O_CLOEXEC)
-        guard descriptor >= 0 else { throw PlayError("\(RuntimeError.last("open", path: path))") }
+        // Closed by its owner on every way out of here that throws.
+        let file: Descriptor
+        do {
+            file = try SystemCall.open("open", path: path) { open(path, O_RDWR | O_CLOEXEC) }
+        } catch {
+            throw PlayError("\(error)")
+        }
+        let descriptor = file.number
+        self.descriptor = descriptor
         var variable = fb_var_screeninfo()
         var fixed = fb_fix_screeninfo()
         guard vitrine_ioctl_pointer(descriptor, VITRINE_FBIOGET_VSCREENINFO, &variable) == 0,
             vitrine_ioctl_pointer(descriptor, VITRINE_FBIOGET_FSCREENINFO, &fixed) == 0
         else {
             let failure = RuntimeError.last("read the framebuffer's screen info", path: path)
-            Glibc.close(descriptor)
             throw PlayError("\(failure)")
         }
         original = variable
         let xrgb = variable.bits_per_pixel == 32 && variable.red.offset == 16 && variable.blue.offset == 0
         let sixteen = SixteenBitLayout(variable)
         guard xrgb || sixteen != nil else {
-            Glibc.close(descriptor)
             throw PlayError(
                 "\(path): \(variable.bits_per_pixel)-bit pixels with red at bit \(variable.red.offset) "
                     + "(only XRGB8888, RGB565 and BGR565 are supported)")
@@ -93,7 +101,6 @@ public final class FbdevDisplay: DisplayExecutor {
             mapped != UnsafeMutableRawPointer(bitPattern: -1)
         else {
             let failure = RuntimeError.last("map the framebuffer", path: path)
-            Glibc.close(descriptor)
             throw PlayError("\(failure)")
         }
         pixels = mapped
@@ -101,13 +108,11 @@ public final class FbdevDisplay: DisplayExecutor {
             completion = try MonotonicTimer()
         } catch {
             munmap(mapped, mappedBytes)
-            Glibc.close(descriptor)
             throw PlayError("\(error)")
         }
         let shadowPixels = size.width.multipliedReportingOverflow(by: size.height)
         guard !shadowPixels.overflow, shadowPixels.partialValue <= Int.max / 4 else {
             munmap(mapped, mappedBytes)
-            Glibc.close(descriptor)
             throw PlayError("\(path): a \(size) screen is too large to paint")
         }
         shadows = (0..<(xrgb ? 0 : (doubleBuffered ? 2 : 1))).map { _ in
@@ -116,8 +121,13 @@ public final class FbdevDisplay: DisplayExecutor {
             return shadow
         }
         // Keep the console from drawing its text and cursor over the pictures (console_codes(4), KDSETMODE).
-        console = open("/dev/tty0", O_RDWR | O_CLOEXEC)
-        if console >= 0 { _ = vitrine_ioctl_value(console, VITRINE_KDSETMODE, VITRINE_KD_GRAPHICS) }
+        let console = Descriptor(taking: open("/dev/tty0", O_RDWR | O_CLOEXEC))
+        if console.number >= 0 {
+            // Without it the console's cursor blinks over the pictures; the show goes on either way.
+            _ = vitrine_ioctl_value(console.number, VITRINE_KDSETMODE, VITRINE_KD_GRAPHICS)
+            self.console = .some(console)
+        }
+        owned = .some(file)
     }
 
     deinit {
@@ -195,12 +205,11 @@ public final class FbdevDisplay: DisplayExecutor {
         guard !closed else { return }
         closed = true
         var restore = original
+        // Best effort on the way out: there is nobody left to tell, and the next program sets its own mode.
         _ = vitrine_ioctl_pointer(descriptor, VITRINE_FBIOPUT_VSCREENINFO, &restore)
-        if console >= 0 {
-            _ = vitrine_ioctl_value(console, VITRINE_KDSETMODE, VITRINE_KD_TEXT)
-            Glibc.close(console)
-        }
+        if let console = console?.number { _ = vitrine_ioctl_value(console, VITRINE_KDSETMODE, VITRINE_KD_TEXT) }
+        console = nil
         munmap(pixels, mappedBytes)
-        Glibc.close(descriptor)
+        owned = nil
     }
 }

@@ -1,5 +1,6 @@
 import CSPNG
 import VitrineCore
+import VitrinePlatform
 
 #if canImport(Glibc)
     import Glibc
@@ -32,12 +33,13 @@ final class PNGRowDecoder: RowDecoder {
     /// descriptor stays as it was).
     init(descriptor: Int32, header: PNGHeader) throws(RowDecodeFailure) {
         guard let context = spng_ctx_new(0) else { throw RowDecodeFailure(message: "libspng: out of memory") }
-        let copy = dup(descriptor)
-        guard copy >= 0, let stream = fdopen(copy, "rb") else {
-            if copy >= 0 { close(copy) }
+        let copy = Descriptor(taking: dup(descriptor))
+        guard copy.number >= 0, let stream = fdopen(copy.number, "rb") else {
             spng_ctx_free(context)
             throw RowDecodeFailure(message: "cannot reopen the file: \(String(cString: strerror(errno)))")
         }
+        // The stream owns the duplicate from here: `fclose` in deinit closes it.
+        _ = copy.release()
         rewind(stream)
         self.context = context
         self.stream = stream

@@ -42,7 +42,8 @@ public final class RenditionWriter {
             ImageError(
                 file: destination, reason: .cannotWrite(FileError(path: temporary, operation: operation, errno: code)))
         }
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let file = Descriptor(taking: open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644))
+        let descriptor = file.number
         guard descriptor >= 0 else { throw failure("create \(temporary)", errno) }
         var message = [CChar](repeating: 0, count: Int(JMSG_LENGTH_MAX))
         let encoded = frame.pixels.withMemoryRebound(to: UInt8.self, capacity: frame.byteCount) { bytes in
@@ -50,7 +51,7 @@ public final class RenditionWriter {
                 descriptor, bytes, UInt32(size.width), UInt32(size.height), size.width * 4, Int32(quality), &message)
         }
         guard encoded == 0 else {
-            close(descriptor)
+            file.close()
             unlink(temporary)
             let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             throw ImageError(file: destination, reason: .encodeFailed(text))
@@ -58,11 +59,12 @@ public final class RenditionWriter {
         // On the disk before the name: after a power cut the real name holds the old file or the new one, whole.
         guard fsync(descriptor) == 0 else {
             let code = errno
-            close(descriptor)
+            file.close()
             unlink(temporary)
             throw failure("write \(temporary)", code)
         }
-        close(descriptor)
+        // Synced already: whatever close says, the data is on the disk.
+        file.close()
         guard rename(temporary, destination) == 0 else {
             let code = errno
             unlink(temporary)

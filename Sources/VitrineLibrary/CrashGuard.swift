@@ -44,7 +44,13 @@ package final class CrashGuard: @unchecked Sendable {
     package let setAside: Set<String>
     /// What the start found, for the log.
     package let notes: [String]
-    private let markers: [Reader: Int32]
+    /// A reader's marker file, open for the guard's lifetime.
+    private final class Marker: Sendable {
+        let file: Descriptor
+        init(_ file: consuming Descriptor) { self.file = file }
+    }
+
+    private let markers: [Reader: Marker]
 
     /// Reads what an earlier run left in `folder` (the state directory); without one nothing is guarded.
     package init(folder: String?) {
@@ -83,22 +89,21 @@ package final class CrashGuard: @unchecked Sendable {
         }
         self.setAside = setAside
         self.notes = notes
+        // There already is the usual case; a folder that cannot be made leaves the markers unmade (below).
         _ = mkdir(folder, 0o755)
-        var markers: [Reader: Int32] = [:]
+        var markers: [Reader: Marker] = [:]
         for reader in Reader.allCases {
-            markers[reader] = open(
-                "\(folder)/\(reader.markerName)", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            // A marker that cannot be made (a read-only state folder) guards nothing; the show goes on.
+            let file = Descriptor(
+                taking: open("\(folder)/\(reader.markerName)", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644))
+            if file.number >= 0 { markers[reader] = Marker(file) }
         }
         self.markers = markers
     }
 
-    deinit {
-        for marker in markers.values where marker >= 0 { close(marker) }
-    }
-
     /// On `reader`'s worker: these files are being read now.
     func reading(_ files: [String], on reader: Reader) {
-        guard let marker = markers[reader], marker >= 0 else { return }
+        guard let marker = markers[reader]?.file.number else { return }
         let text = Array(files.map { $0 + "\n" }.joined().utf8)
         // A marker that cannot be written guards nothing, and reading goes on: the guard is defence in depth.
         _ = ftruncate(marker, 0)
@@ -107,7 +112,7 @@ package final class CrashGuard: @unchecked Sendable {
 
     /// On `reader`'s worker: the reading ended (well or not, but without taking the player with it).
     func done(on reader: Reader) {
-        guard let marker = markers[reader], marker >= 0 else { return }
+        guard let marker = markers[reader]?.file.number else { return }
         _ = ftruncate(marker, 0)
     }
 

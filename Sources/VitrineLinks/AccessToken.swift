@@ -36,9 +36,10 @@ public struct AccessToken: Equatable, Sendable {
     }
 
     static func randomHex(bytes count: Int) throws(FileError) -> String {
-        let descriptor = open("/dev/urandom", O_RDONLY | O_CLOEXEC)
+        let urandom = Descriptor(taking: open("/dev/urandom", O_RDONLY | O_CLOEXEC))
+        let descriptor = urandom.number
         guard descriptor >= 0 else { throw FileError(path: "/dev/urandom", operation: "open", errno: errno) }
-        defer { close(descriptor) }
+        // `urandom` closes it when this returns.
         var bytes = [UInt8](repeating: 0, count: count)
         var filled = 0
         while filled < count {

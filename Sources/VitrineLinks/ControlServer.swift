@@ -16,10 +16,12 @@ import VitrinePlatform
 /// connections can never lock `vitrine ctl` out.
 public final class ControlServer {
     public let path: String
-    public let descriptor: Int32
-    /// A connected client: what it sent that is not a whole line yet, the answers the socket has not taken yet,
-    /// and when it last sent or took something.
-    private struct Client {
+    /// The listening socket; nil once closed.
+    private var listening: Descriptor?
+    /// A connected client: its socket, what it sent that is not a whole line yet, the answers the socket has not
+    /// taken yet, and when it last sent or took something. Its socket is closed when it is forgotten.
+    private final class Client {
+        let socket: Descriptor
         var input: [UInt8] = []
         var output: [UInt8] = []
         var lastActive: Double
@@ -28,6 +30,11 @@ public final class ControlServer {
         var watchedEvents = EventLoop.readable
         /// Its registration in the loop; nil while it is watched for nothing.
         var source: EventLoop.Source?
+
+        init(socket: consuming Descriptor, lastActive: Double) {
+            self.socket = socket
+            self.lastActive = lastActive
+        }
     }
 
     private var clients: [Int32: Client] = [:]
@@ -70,39 +77,37 @@ public final class ControlServer {
         } catch {
             throw RuntimeError("create the socket folder", path: error.path, errno: error.errno)
         }
-        descriptor = socket(
-            AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { throw .last("create the control socket", path: path) }
+        let socket = try SystemCall.open("create the control socket", path: path) {
+            Glibc.socket(
+                AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
+        }
         // A socket file left by a player that was killed: remove it unless another player still answers on it.
         // Anything else at that path (a mistyped path naming a user's file) is left alone.
         var status = stat()
         if lstat(path, &status) == 0 && status.st_mode & S_IFMT != S_IFSOCK {
-            Self.closeDescriptor(descriptor)
             throw RuntimeError(
                 "use it as the control socket: it is not a socket (left as it is)", path: path, errno: EEXIST)
         }
         if FileBytes.exists(path) {
-            let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-            let live = probe >= 0 && vitrine_unix_connect_or_bind(probe, path, 0) == 0
-            if probe >= 0 { Self.closeDescriptor(probe) }
-            if live {
-                Self.closeDescriptor(descriptor)
+            let probe = Descriptor(taking: Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0))
+            if probe.number >= 0 && vitrine_unix_connect_or_bind(probe.number, path, 0) == 0 {
                 throw RuntimeError("listen: another player is running there", path: path, errno: EADDRINUSE)
             }
+            // Gone already (another player starting at the same moment removed it) is what was wanted.
             unlink(path)
         }
-        guard vitrine_unix_connect_or_bind(descriptor, path, 1) == 0 else {
-            let failure = RuntimeError.last("bind the control socket", path: path)
-            Self.closeDescriptor(descriptor)
-            throw failure
+        try SystemCall.run("bind the control socket", path: path) {
+            vitrine_unix_connect_or_bind(socket.number, path, 1)
         }
-        chmod(path, 0o660)
-        guard listen(descriptor, 8) == 0 else {
-            let failure = RuntimeError.last("listen on the control socket", path: path)
-            Self.closeDescriptor(descriptor)
+        do {
+            // The socket's group (the service's) may send commands; nobody else.
+            try SystemCall.run("set the control socket's permissions", path: path) { chmod(path, 0o660) }
+            try SystemCall.run("listen on the control socket", path: path) { listen(socket.number, 8) }
+        } catch {
             unlink(path)
-            throw failure
+            throw error
         }
+        listening = .some(socket)
     }
 
     /// Watches the socket, its timers and, as they come, its clients in `loop`; each line is answered with
@@ -110,6 +115,7 @@ public final class ControlServer {
     public func attach(to loop: EventLoop, answer: @escaping (String) -> String) throws(RuntimeError) {
         self.loop = loop
         self.answer = answer
+        guard let descriptor = listening?.number else { return }
         sources = [
             try loop.add(descriptor) { [unowned self] _ in accept(now: MonotonicClock.seconds()) },
             try loop.add(idleTimer.descriptor) { [unowned self] _ in timerFired(now: MonotonicClock.seconds()) },
@@ -122,17 +128,21 @@ public final class ControlServer {
         for client in clients.keys { forget(client) }
         for source in sources { loop?.remove(source) }
         sources = []
-        Self.closeDescriptor(descriptor)
+        guard listening != nil else { return }
+        listening = nil
         var status = stat()
         if lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFSOCK { unlink(path) }
     }
 
     /// Accepts waiting clients and starts watching them.
     public func accept(now: Double) {
+        guard let descriptor = listening?.number else { return }
         while true {
-            let client = Glibc.accept(descriptor, nil, nil)
-            guard client >= 0 else { break }
-            // accept4 needs _GNU_SOURCE, which Glibc's module is built without; set the flags afterwards.
+            let socket = Descriptor(taking: Glibc.accept(descriptor, nil, nil))
+            guard socket.number >= 0 else { break }
+            let client = socket.number
+            // accept4 needs _GNU_SOURCE, which Glibc's module is built without; set the flags afterwards. They
+            // cannot fail on a descriptor just accepted (EBADF is the only error F_GETFL/F_SETFL/F_SETFD give).
             _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
             _ = fcntl(client, F_SETFD, FD_CLOEXEC)
             if clients.count >= Self.maximumClients,
@@ -140,16 +150,17 @@ public final class ControlServer {
             {
                 forget(idlest)
             }
-            var state = Client(lastActive: now)
+            let state = Client(socket: socket, lastActive: now)
             if let loop {
-                do {
-                    state.source = try loop.add(client) { [unowned self] _ in
-                        serve(client, now: MonotonicClock.seconds())
-                    }
-                } catch {
-                    Self.closeDescriptor(client)
-                    continue
-                }
+                // A client that cannot be watched is closed with `state`.
+                guard
+                    let source = try? loop.add(
+                        client,
+                        { [unowned self] _ in
+                            serve(client, now: MonotonicClock.seconds())
+                        })
+                else { continue }
+                state.source = source
             }
             clients[client] = state
         }
@@ -160,7 +171,7 @@ public final class ControlServer {
     /// of the answers waiting. A client with whole lines left is served again from `more`; one that is done or
     /// misbehaved is closed and no longer watched.
     public func serve(_ client: Int32, now: Double) {
-        guard var state = clients[client] else { return }
+        guard let state = clients[client] else { return }
         var chunk = [UInt8](repeating: 0, count: 4096)
         // Nothing more is read from a client whose answers pile up: the socket's own buffer then holds it back.
         while !state.readClosed,
@@ -188,11 +199,11 @@ public final class ControlServer {
         }
         if state.input.count > ControlCommand.maximumLineBytes, !state.input.contains(0x0A) {
             state.output += Array("error: line longer than \(ControlCommand.maximumLineBytes) bytes\n".utf8)
-            _ = flush(client, &state, now: now)
+            _ = flush(state, now: now)
             forget(client)
             return
         }
-        guard flush(client, &state, now: now) else {
+        guard flush(state, now: now) else {
             forget(client)
             return
         }
@@ -202,7 +213,6 @@ public final class ControlServer {
             forget(client)
             return
         }
-        clients[client] = state
         watch(client)
         if state.input.contains(0x0A) && state.output.count < Self.outputLimit { more.signal() }
         armIdleTimer()
@@ -232,10 +242,10 @@ public final class ControlServer {
     }
 
     /// Writes what the socket takes of the answers waiting; false when the client cannot take any more (gone).
-    private func flush(_ client: Int32, _ state: inout Client, now: Double) -> Bool {
+    private func flush(_ state: Client, now: Double) -> Bool {
         while !state.output.isEmpty {
             let written = state.output.withUnsafeBytes {
-                Glibc.send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+                Glibc.send(state.socket.number, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
             }
             if written > 0 {
                 state.output.removeFirst(written)
@@ -250,7 +260,7 @@ public final class ControlServer {
     /// Watches for reading until the client shuts its side (an end of file stays readable, which would wake the
     /// loop for nothing), and for writing only while answers wait.
     private func watch(_ client: Int32) {
-        guard var state = clients[client], let loop else { return }
+        guard let state = clients[client], let loop else { return }
         let events = (state.readClosed ? 0 : EventLoop.readable) | (state.output.isEmpty ? 0 : EventLoop.writable)
         guard events != state.watchedEvents else { return }
         do {
@@ -270,14 +280,11 @@ public final class ControlServer {
             return
         }
         state.watchedEvents = events
-        clients[client] = state
     }
 
+    /// Stops watching the client and lets its socket go (closed once nothing holds the client any more).
     private func forget(_ client: Int32) {
         loop?.remove(clients[client]?.source)
         clients[client] = nil
-        Self.closeDescriptor(client)
     }
-
-    private static func closeDescriptor(_ descriptor: Int32) { _ = Glibc.close(descriptor) }
 }

@@ -206,9 +206,11 @@ struct PhotoShelf: Sendable {
     }
 
     static func syncFolder(_ folder: String) {
-        let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { return }
-        fsync(descriptor)
-        close(descriptor)
+        // Best effort: the photo is whole under its name already; this makes the name itself survive a power cut,
+        // and a folder that cannot be synced (a share that does not support it) has nothing better to offer.
+        let folderFile = Descriptor(taking: open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC))
+        guard folderFile.number >= 0 else { return }
+        _ = fsync(folderFile.number)
+        folderFile.close()
     }
 }

@@ -14,6 +14,9 @@ import VitrinePlatform
 /// the disk, so the player never sees half a file and a failed upload leaves nothing behind.
 struct UploadSaver: Sendable {
     struct Started: Sendable {
+        /// The temporary file, open for writing. A bare number because C holds it while the body streams (the
+        /// server's writer thread writes into it); `finish` owns it again and closes it, and so does whoever drops
+        /// an upload that never started streaming.
         var descriptor: Int32
         var temporary: String
         var folder: String
@@ -61,12 +64,12 @@ struct UploadSaver: Sendable {
                     + "(web.freeSpaceFloorMiB): no room for \(JSONText.quote(offeredName))")
         }
         let temporary = "\(folder)/.upload-\((try? AccessToken.randomHex(bytes: 6)) ?? "\(getpid())").part"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else {
+        let file = Descriptor(taking: open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644))
+        guard file.number >= 0 else {
             throw WebError(500, "cannot create \(temporary): \(String(cString: strerror(errno)))")
         }
         return Started(
-            descriptor: descriptor, temporary: temporary, folder: folder, category: category, name: name,
+            descriptor: file.release(), temporary: temporary, folder: folder, category: category, name: name,
             limit: min(limitBytes, room), limitIsSpace: room < limitBytes)
     }
 
@@ -87,9 +90,11 @@ struct UploadSaver: Sendable {
     ) -> WebServer.Response {
         var kept = false
         defer { if !kept { unlink(upload.path) } }
-        let synced = fsync(upload.descriptor)
+        let file = Descriptor(taking: upload.descriptor)
+        let synced = fsync(file.number)
         let syncError = errno
-        close(upload.descriptor)
+        // Synced (or refused for it): what close says adds nothing.
+        file.close()
         guard synced == 0 else {
             return .error(500, "cannot sync \(upload.path): \(String(cString: strerror(syncError)))")
         }

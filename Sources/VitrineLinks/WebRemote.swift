@@ -377,7 +377,7 @@ package final class WebRemote {
             } else {
                 // The client went meanwhile: nobody will write or remove the file but this, on the worker.
                 _ = worker.submit(.none) {
-                    Glibc.close(started.descriptor)
+                    Descriptor(taking: started.descriptor).close()
                     unlink(started.temporary)
                     return WebWorker.Done(.json(200, "{}"))
                 }
@@ -581,7 +581,7 @@ package final class WebRemote {
                     libraryChange: name.map { "\($0) added to \(PhotoShelf.label(started.category))" }, placed: saved)
             }
             if case .now = reply {
-                Glibc.close(upload.descriptor)
+                Descriptor(taking: upload.descriptor).close()
                 unlink(upload.path)
             }
             return reply

@@ -10,23 +10,25 @@ import VitrineCore
 /// a file and a large file is never held whole. A write that fails is remembered and reported by `finish`.
 package final class BufferedWriter {
     let path: String
-    private var descriptor: Int32
+    /// The file being written; nil once finished.
+    private var file: Descriptor?
+    private let descriptor: Int32
     private var buffer: [UInt8] = []
     private var failure: FileError?
     static let chunk = 64 << 10
 
     package init(path: String) throws(FileError) {
         self.path = path
-        descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let file = Descriptor(taking: open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644))
+        descriptor = file.number
         guard descriptor >= 0 else { throw FileError(path: path, operation: "create", errno: errno) }
+        self.file = .some(file)
         buffer.reserveCapacity(Self.chunk)
     }
 
     deinit {
-        if descriptor >= 0 {
-            close(descriptor)
-            unlink(path)
-        }
+        // Never finished: the half-written file goes with its descriptor.
+        if file != nil { unlink(path) }
     }
 
     package func append(_ bytes: ArraySlice<UInt8>) {
@@ -54,8 +56,9 @@ package final class BufferedWriter {
     /// then removed and `destination` left as it was).
     package func finish(renamingTo destination: String) -> FileError? {
         flush()
-        if close(descriptor) != 0, failure == nil { failure = FileError(path: path, operation: "write", errno: errno) }
-        descriptor = -1
+        if let closeError = file.take()?.closeReportingError(), failure == nil {
+            failure = FileError(path: path, operation: "write", errno: closeError)
+        }
         if failure == nil, rename(path, destination) != 0 {
             failure = FileError(path: destination, operation: "rename into place", errno: errno)
         }

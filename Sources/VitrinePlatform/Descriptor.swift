@@ -24,6 +24,15 @@ public struct Descriptor: ~Copyable, Sendable {
     /// Closes it now.
     public consuming func close() {}
 
+    /// Closes it now and returns errno when close(2) failed: for a file just written, EIO or ENOSPC here (a network
+    /// filesystem reports delayed write errors only at close) means the data may not be there.
+    public consuming func closeReportingError() -> Int32? {
+        let result = Glibc.close(number)
+        let failure = Glibc.errno
+        discard self
+        return result == 0 ? nil : failure
+    }
+
     /// Hands the number over without closing it.
     public consuming func release() -> Int32 {
         let number = self.number

@@ -10,9 +10,10 @@ public enum FileBytes {
     public static let maximumSize = 1 << 30
 
     public static func read(_ path: String, limit: Int = maximumSize) throws(FileError) -> [UInt8] {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        let file = Descriptor(taking: open(path, O_RDONLY | O_CLOEXEC))
+        let descriptor = file.number
         guard descriptor >= 0 else { throw FileError(path: path, operation: "open", errno: errno) }
-        defer { close(descriptor) }
+        // `file` closes it when this returns (a noncopyable value lives to the end of its scope).
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { throw FileError(path: path, operation: "stat", errno: errno) }
         guard status.st_mode & S_IFMT != S_IFDIR else { throw FileError(path: path, operation: "read", errno: EISDIR) }
@@ -54,7 +55,8 @@ public enum FileBytes {
         let temporary = "\(path).tmp-\(getpid())"
         // A temporary file left by a crash would keep its own mode through O_TRUNC.
         unlink(temporary)
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
+        let file = Descriptor(taking: open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode))
+        let descriptor = file.number
         guard descriptor >= 0 else { throw FileError(path: temporary, operation: "create", errno: errno) }
         let contiguous = Array(bytes)
         var written = 0
@@ -65,7 +67,7 @@ public enum FileBytes {
             if count < 0 {
                 if errno == EINTR { continue }
                 let failure = errno
-                close(descriptor)
+                file.close()
                 unlink(temporary)
                 throw FileError(path: path, operation: "write", errno: failure)
             }
@@ -73,12 +75,11 @@ public enum FileBytes {
         }
         if durable && fsync(descriptor) != 0 {
             let failure = errno
-            close(descriptor)
+            file.close()
             unlink(temporary)
             throw FileError(path: path, operation: "write", errno: failure)
         }
-        if close(descriptor) != 0 {
-            let failure = errno
+        if let failure = file.closeReportingError() {
             unlink(temporary)
             throw FileError(path: path, operation: "write", errno: failure)
         }
