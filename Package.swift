@@ -187,7 +187,7 @@ let package = Package(
             name: "VitrineCLITests",
             dependencies: [
                 "VitrineCLI", "VitrineCore", "VitrinePlatform", "VitrineImage", "VitrineDisplay", "VitrineLibrary",
-                "VitrineLinks", "VitrineRuntime", "VitrineTestSupport",
+                "VitrineLinks", "VitrineRuntime", "VitrineTestSupport", "CLinux",
             ],
             swiftSettings: strict
         ),

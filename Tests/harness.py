@@ -45,6 +45,15 @@ def until_done(condition, timeout, step=0.2):
         time.sleep(step)
 
 
+def accepts(port, host="127.0.0.1"):
+    """Whether a TCP server listens on `port` (a connection is made and closed)."""
+    try:
+        with socket.create_connection((host, port), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
 def ctl(path, command, timeout=5):
     """One command line on the control socket at `path`; the answer's line."""
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:

@@ -31,23 +31,9 @@ final class TimeZoneWatcher {
     /// Reads what happened in the folder; true when the zone file was among it.
     func takeChange() -> Bool {
         var changed = false
-        let capacity = 4096
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 8)
-        defer { buffer.deallocate() }
-        while true {
-            let count = Glibc.read(descriptor, buffer, capacity)
-            guard count > 0 else { break }
-            var offset = 0
-            while offset + MemoryLayout<inotify_event>.size <= count {
-                let event = buffer.load(fromByteOffset: offset, as: inotify_event.self)
-                let nameBytes = Int(event.len)
-                let start = buffer.advanced(by: offset + MemoryLayout<inotify_event>.size)
-                let entry = String(
-                    decoding: UnsafeRawBufferPointer(start: start, count: nameBytes).prefix { $0 != 0 }, as: UTF8.self)
-                offset += MemoryLayout<inotify_event>.size + nameBytes
-                // A lost event may have been the zone's.
-                if entry == name || event.mask & UInt32(IN_Q_OVERFLOW) != 0 { changed = true }
-            }
+        InotifyEvents.read(descriptor, bufferBytes: 4096) { event, entry in
+            // A lost event may have been the zone's.
+            if entry == name || event.mask & UInt32(IN_Q_OVERFLOW) != 0 { changed = true }
         }
         return changed
     }

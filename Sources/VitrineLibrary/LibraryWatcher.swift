@@ -227,25 +227,10 @@ public final class LibraryWatcher {
     /// Reads what happened since the last call.
     public func read(now: Double = MonotonicClock.seconds()) -> Changes {
         var changes = Changes()
-        let capacity = 64 * 1024
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 8)
-        defer { buffer.deallocate() }
-        while true {
-            let count = Glibc.read(descriptor, buffer, capacity)
-            guard count > 0 else { break }
-            var offset = 0
-            while offset + MemoryLayout<inotify_event>.size <= count {
-                let event = buffer.load(fromByteOffset: offset, as: inotify_event.self)
-                let nameBytes = Int(event.len)
-                let nameStart = buffer.advanced(by: offset + MemoryLayout<inotify_event>.size)
-                let name = String(
-                    decoding: UnsafeRawBufferPointer(start: nameStart, count: nameBytes).prefix { $0 != 0 },
-                    as: UTF8.self)
-                offset += MemoryLayout<inotify_event>.size + nameBytes
-                let creator = justCreated
-                justCreated = nil
-                apply(event, name: name, now: now, creator: creator, to: &changes)
-            }
+        InotifyEvents.read(descriptor, bufferBytes: 64 * 1024) { event, name in
+            let creator = justCreated
+            justCreated = nil
+            apply(event, name: name, now: now, creator: creator, to: &changes)
         }
         return changes
     }

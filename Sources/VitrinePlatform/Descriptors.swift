@@ -7,33 +7,43 @@ import VitrineCore
     import Musl
 #endif
 
+/// A timerfd, armed at absolute times on its clock: what both timers share.
+private struct TimerFile: ~Copyable {
+    let owned: Descriptor
+
+    init(_ clock: Int32, _ operation: String) throws(RuntimeError) {
+        owned = try SystemCall.open(operation) { timerfd_create(clock, Int32(TFD_NONBLOCK | TFD_CLOEXEC)) }
+    }
+
+    /// timerfd_settime fails only for a descriptor that is not a timer or a value out of range (EINVAL), which
+    /// the whole seconds and nanoseconds the timers give never are; a zero value (disarm) is always valid.
+    func set(seconds: Int, nanoseconds: Int = 0, flags: Int32) {
+        var spec = itimerspec()
+        spec.it_value.tv_sec = seconds
+        spec.it_value.tv_nsec = nanoseconds
+        _ = timerfd_settime(owned.number, flags, &spec, nil)
+    }
+
+    func disarm() { set(seconds: 0, flags: 0) }
+}
+
 /// A timerfd on CLOCK_MONOTONIC armed at absolute times, so a deadline does not drift when the loop is late.
 public final class MonotonicTimer {
-    private let owned: Descriptor
-    public var descriptor: Int32 { owned.number }
+    private let file: TimerFile
+    public var descriptor: Int32 { file.owned.number }
 
     public init() throws(RuntimeError) {
-        owned = try SystemCall.open("create a timer") {
-            timerfd_create(CLOCK_MONOTONIC, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
-        }
+        file = try TimerFile(CLOCK_MONOTONIC, "create a timer")
     }
 
     /// Fires once at `seconds` (CLOCK_MONOTONIC); a time already past fires at once.
     public func arm(at seconds: Double) {
         let when = max(seconds, 0.000_001)
-        var spec = itimerspec()
-        spec.it_value.tv_sec = Int(when)
-        spec.it_value.tv_nsec = Int((when - Double(Int(when))) * 1e9)
-        // timerfd_settime fails only for a descriptor that is not a timer or a value out of range (EINVAL), which
-        // `when` and its nanoseconds here never are.
-        _ = timerfd_settime(descriptor, Int32(TFD_TIMER_ABSTIME), &spec, nil)
+        file.set(
+            seconds: Int(when), nanoseconds: Int((when - Double(Int(when))) * 1e9), flags: Int32(TFD_TIMER_ABSTIME))
     }
 
-    public func disarm() {
-        var spec = itimerspec()
-        // As in `arm`: a zero value is always valid.
-        _ = timerfd_settime(descriptor, 0, &spec, nil)
-    }
+    public func disarm() { file.disarm() }
 
     /// Reads the expiration count so the descriptor stops being readable; true when the timer had fired.
     @discardableResult
@@ -46,29 +56,20 @@ public final class MonotonicTimer {
 /// A timerfd on CLOCK_REALTIME for wall-clock schedules. It is cancelled (and reads fail with ECANCELED) when
 /// the clock is set, so a changed time or time zone is noticed at once (timerfd_create(2), TFD_TIMER_CANCEL_ON_SET).
 public final class WallClockTimer {
-    private let owned: Descriptor
-    public var descriptor: Int32 { owned.number }
+    private let file: TimerFile
+    public var descriptor: Int32 { file.owned.number }
 
     public init() throws(RuntimeError) {
-        owned = try SystemCall.open("create a wall-clock timer") {
-            timerfd_create(CLOCK_REALTIME, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
-        }
+        file = try TimerFile(CLOCK_REALTIME, "create a wall-clock timer")
     }
 
     /// Fires at `seconds` since the epoch, or when the clock is set.
     public func arm(atEpochSeconds seconds: Int) {
-        var spec = itimerspec()
-        spec.it_value.tv_sec = seconds
         // TFD_TIMER_CANCEL_ON_SET is (1 << 1) in <sys/timerfd.h>, a macro built from an enum Swift does not see.
-        // It fails only for a value out of range (EINVAL); whole seconds since the epoch never are.
-        _ = timerfd_settime(descriptor, Int32(TFD_TIMER_ABSTIME) | (1 << 1), &spec, nil)
+        file.set(seconds: seconds, flags: Int32(TFD_TIMER_ABSTIME) | (1 << 1))
     }
 
-    public func disarm() {
-        var spec = itimerspec()
-        // A zero value is always valid.
-        _ = timerfd_settime(descriptor, 0, &spec, nil)
-    }
+    public func disarm() { file.disarm() }
 
     /// Reads the expiration; true when the timer was cancelled because the clock jumped (it was set, or the
     /// system resumed from sleep), false when it simply fired.

@@ -126,14 +126,7 @@ class Broker:
     def start(self):
         self.process = subprocess.Popen(["mosquitto", "-c", self.config], stdout=subprocess.DEVNULL,
                                         stderr=subprocess.DEVNULL)
-
-        def accepts():
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=1):
-                    return True
-            except OSError:
-                return False
-        if not until(accepts, 10):
+        if not until(lambda: harness.accepts(self.port), 10):
             raise RuntimeError("mosquitto did not start")
 
     def kill(self):
@@ -461,14 +454,7 @@ class OldBroker:
                     "plugins:\n  amqtt.plugins.authentication.AnonymousAuthPlugin:\n    allow_anonymous: true\n")
         self.process = subprocess.Popen([tool, "-c", config], stdout=subprocess.DEVNULL,
                                         stderr=open(f"{work}/amqtt.log", "w"))
-
-        def accepts():
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=1):
-                    return True
-            except OSError:
-                return False
-        if not until(accepts, 20):
+        if not until(lambda: harness.accepts(self.port), 20):
             raise RuntimeError("amqtt did not start")
 
     def kill(self):

@@ -18,7 +18,6 @@ a failure.
 
 Usage: test_cec.py [--vitrine PATH]
 """
-import argparse
 import json
 import os
 import sys
@@ -217,14 +216,12 @@ def run(vitrine):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--vitrine", default=f"{REPO}/.build/release/vitrine")
-    args = parser.parse_args()
+    args = vmlib.arguments(__doc__)
     ok, reason = vmlib.check()
     if not ok:
         return vmlib.skipped("VM CEC tests", reason)
     try:
-        run(os.path.abspath(args.vitrine))
+        run(args.vitrine)
     except Exception as error:  # a hung or crashed guest fails the run, with what it was doing
         record(False, f"{type(error).__name__}: {error}")
     return display.summary()

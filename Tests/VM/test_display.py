@@ -10,7 +10,6 @@ exit status 0. Prints `N passed, M failed`; skips (exit 0) with the reason when 
 
 Usage: test_display.py [--vitrine PATH] [--only DEVICE:WxH ...]
 """
-import argparse
 import json
 import math
 import os
@@ -568,14 +567,12 @@ def run_panel(vitrine, device, w, h, tearing, hotplug=False, fbdev=False):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--vitrine", default=f"{REPO}/.build/release/vitrine")
-    parser.add_argument("--only", nargs="*", default=None, help="panels as DEVICE:WxH")
-    args = parser.parse_args()
+    def options(p):
+        p.add_argument("--only", nargs="*", default=None, help="panels as DEVICE:WxH")
+    args = vmlib.arguments(__doc__, options)
     ok, reason = vmlib.check()
     if not ok:
         return vmlib.skipped("VM tests", reason)
-    args.vitrine = os.path.abspath(args.vitrine)  # the guest runs it from another folder
     if not os.access(args.vitrine, os.X_OK):
         print(f"FAIL  {args.vitrine} is not built (make release)")
         return 1

@@ -16,7 +16,6 @@ CI=true, where that is a failure.
 
 Usage: test_gpio.py [--vitrine PATH]
 """
-import argparse
 import json
 import os
 import subprocess
@@ -213,9 +212,7 @@ def run(vitrine, modules):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--vitrine", default=f"{REPO}/.build/release/vitrine")
-    args = parser.parse_args()
+    args = vmlib.arguments(__doc__)
     ok, reason = vmlib.check()
     if not ok:
         return vmlib.skipped("VM GPIO tests", reason)
@@ -223,7 +220,7 @@ def main():
     if modules is None:
         return vmlib.skipped("VM GPIO tests", f"cannot build gpio-sim: {problem}")
     try:
-        run(os.path.abspath(args.vitrine), modules)
+        run(args.vitrine, modules)
     except Exception as error:  # a hung or crashed guest fails the run, with what it was doing
         record(False, f"{type(error).__name__}: {error}")
     return display.summary()

@@ -5,7 +5,6 @@ skips (exit 0) with the reason when QEMU or a kernel is missing.
 
 Usage: test_input.py [--vitrine PATH]
 """
-import argparse
 import json
 import os
 import sys
@@ -204,10 +203,7 @@ def run(vitrine):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--vitrine", default=f"{REPO}/.build/release/vitrine")
-    args = parser.parse_args()
-    args.vitrine = os.path.abspath(args.vitrine)
+    args = vmlib.arguments(__doc__)
     ok, reason = vmlib.check()
     if not ok:
         return vmlib.skipped("VM input tests", reason)

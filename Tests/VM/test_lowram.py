@@ -7,7 +7,6 @@ Prints the figures and `N passed, M failed`; skips when QEMU or a kernel is miss
 
 Usage: test_lowram.py [--vitrine PATH] [--slides N] [PHOTO ...]   (default: large photos generated here)
 """
-import argparse
 import os
 import random
 import re
@@ -52,15 +51,14 @@ def peak_kib(text):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--vitrine", default=f"{REPO}/.build/release/vitrine")
-    parser.add_argument("--slides", type=int, default=200)
-    parser.add_argument("photos", nargs="*")
-    args = parser.parse_args()
+    def options(p):
+        p.add_argument("--slides", type=int, default=200)
+        p.add_argument("photos", nargs="*")
+    args = vmlib.arguments(__doc__, options)
     ok, reason = vmlib.check()
     if not ok:
         return vmlib.skipped("VM low-RAM test", reason)
-    vitrine = os.path.abspath(args.vitrine)
+    vitrine = args.vitrine
     with vmlib.VM(device="virtio", width=1920, height=1080, memory_mb=256) as vm:
         share = vm.share
         os.makedirs(f"{share}/lib/Large")

@@ -14,7 +14,6 @@ CI=true, where that is a failure.
 
 Usage: test_pacing.py [--vitrine PATH]
 """
-import argparse
 import json
 import math
 import os
@@ -113,10 +112,7 @@ def run(vitrine, module):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--vitrine", default=f"{REPO}/.build/release/vitrine")
-    args = parser.parse_args()
-    args.vitrine = os.path.abspath(args.vitrine)
+    args = vmlib.arguments(__doc__)
     ok, reason = vmlib.check()
     module = None
     if ok:

@@ -19,7 +19,6 @@ that is a failure.
 
 Usage: test_power.py [--vitrine PATH] [--only DEVICE...]
 """
-import argparse
 import json
 import os
 import sys
@@ -232,15 +231,13 @@ def run_render_only_card(vitrine):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--vitrine", default=f"{REPO}/.build/release/vitrine")
-    parser.add_argument("--only", nargs="*", default=None, help="devices: virtio bochs qxl cirrus vgem")
-    parser.add_argument("--parallel", type=int, default=2, help="guests at a time")
-    args = parser.parse_args()
+    def options(p):
+        p.add_argument("--only", nargs="*", default=None, help="devices: virtio bochs qxl cirrus vgem")
+        p.add_argument("--parallel", type=int, default=2, help="guests at a time")
+    args = vmlib.arguments(__doc__, options)
     ok, reason = vmlib.check()
     if not ok:
         return vmlib.skipped("VM power tests", reason)
-    args.vitrine = os.path.abspath(args.vitrine)
     devices = [d for d in DEVICES if args.only is None or d[0] in args.only]
 
     def worker(queue):

@@ -6,7 +6,6 @@ and exactly one advance must follow. Prints `N passed, M failed`; skips when QEM
 
 Usage: test_suspend.py [--vitrine PATH]
 """
-import argparse
 import os
 import sys
 import time
@@ -93,10 +92,8 @@ def sleep_and_wake(vm, vitrine, label, state, wake):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--vitrine", default=f"{REPO}/.build/release/vitrine")
-    args = parser.parse_args()
-    vitrine = os.path.abspath(args.vitrine)
+    args = vmlib.arguments(__doc__)
+    vitrine = args.vitrine
     ok, reason = vmlib.check()
     if not ok:
         return vmlib.skipped("VM suspend tests", reason)

@@ -99,6 +99,18 @@ def check():
     return True, "ok (installed " + " ".join(PACKAGES) + ")"
 
 
+def arguments(doc, add=None):
+    """The options of a VM test file: --vitrine (the release build by default, made absolute) and what `add` adds to
+    the parser."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--vitrine", default=os.path.join(HERE, "..", "..", ".build", "release", "vitrine"))
+    if add:
+        add(parser)
+    args = parser.parse_args()
+    args.vitrine = os.path.abspath(args.vitrine)
+    return args
+
+
 def skipped(what, reason):
     """Says why `what` cannot run here; the exit status: 0 locally, 1 under CI=true (a skip is not a pass)."""
     under_ci = os.environ.get("CI") == "true"

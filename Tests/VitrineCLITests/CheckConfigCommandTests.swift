@@ -18,9 +18,7 @@ import VitrineTestSupport
     }
 
     func run(_ arguments: [String]) -> (status: Int32, output: String, errors: String) {
-        let console = RecordingConsole()
-        let status = VitrineCommand.run(arguments: arguments, console: console)
-        return (status, console.output, console.errors)
+        RecordingConsole.run(arguments)
     }
 
     @Test func theShippedFilesAreValidAndExplained() {

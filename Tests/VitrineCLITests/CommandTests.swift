@@ -19,6 +19,13 @@ final class RecordingConsole: Console {
 
     func out(_ text: String) { output += text }
     func error(_ text: String) { errors += text }
+
+    /// Runs `vitrine` with `arguments`: its exit status and what it printed.
+    static func run(_ arguments: [String]) -> (status: Int32, output: String, errors: String) {
+        let console = RecordingConsole()
+        let status = VitrineCommand.run(arguments: arguments, console: console)
+        return (status, console.output, console.errors)
+    }
 }
 
 @Suite struct CommandTests {
@@ -30,9 +37,7 @@ final class RecordingConsole: Console {
     }
 
     func run(_ arguments: [String]) -> (status: Int32, output: String, errors: String) {
-        let console = RecordingConsole()
-        let status = VitrineCommand.run(arguments: arguments, console: console)
-        return (status, console.output, console.errors)
+        RecordingConsole.run(arguments)
     }
 
     @Test(arguments: [

@@ -1,3 +1,4 @@
+import CLinux
 import Testing
 import VitrineCore
 import VitrinePlatform
@@ -399,17 +400,11 @@ import VitrineTestSupport
         func connected() -> Int32? {
             let descriptor = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
             guard descriptor >= 0 else { return nil }
-            var address = sockaddr_un()
-            address.sun_family = sa_family_t(AF_UNIX)
-            withUnsafeMutableBytes(of: &address.sun_path) { raw in
-                for (index, byte) in path.utf8.enumerated() where index < raw.count - 1 { raw[index] = byte }
+            guard vitrine_unix_connect_or_bind(descriptor, path, 0) == 0 else {
+                close(descriptor)
+                return nil
             }
-            let status = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-                }
-            }
-            return status == 0 ? descriptor : nil
+            return descriptor
         }
         guard let half = connected() else { return false }
         var partial = Array("nex".utf8)

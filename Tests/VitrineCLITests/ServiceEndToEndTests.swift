@@ -1,3 +1,4 @@
+import CLinux
 import Testing
 import VitrineCore
 import VitrinePlatform
@@ -46,17 +47,7 @@ import VitrineTestSupport
         init(path: String) throws {
             self.path = path
             descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-            var address = sockaddr_un()
-            address.sun_family = sa_family_t(AF_UNIX)
-            withUnsafeMutableBytes(of: &address.sun_path) { raw in
-                for (index, byte) in path.utf8.enumerated() where index < raw.count - 1 { raw[index] = byte }
-            }
-            let status = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-                }
-            }
-            guard descriptor >= 0, status == 0 else {
+            guard descriptor >= 0, vitrine_unix_connect_or_bind(descriptor, path, 1) == 0 else {
                 throw FileError(path: path, operation: "bind a datagram socket", errno: errno)
             }
         }
