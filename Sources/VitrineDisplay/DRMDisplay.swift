@@ -93,6 +93,7 @@ public final class DRMDisplay: DisplayExecutor {
             let pixels = vitrine_mmap_shared(fd, Int(bytes), offset)
         else {
             let failure = RuntimeError.last("map a dumb buffer", path: device.path)
+            // Cleaning up after the failure that is reported: a second error would add nothing.
             _ = vitrine_drm_destroy_dumb(fd, handle)
             throw PlayError("\(failure)")
         }
@@ -156,6 +157,7 @@ public final class DRMDisplay: DisplayExecutor {
         if let dpms = connector.dpmsProperty, drmModeConnectorSetProperty(fd, connector.id, dpms, on ? 0 : 3) == 0 {
             return
         }
+        // No DPMS: the CRTC disabled is off; refused, the panel stays lit and the next modeset puts the picture back.
         if !on { _ = drmModeSetCrtc(fd, crtc, 0, 0, 0, nil, 0, nil) }
     }
 
@@ -231,6 +233,7 @@ public final class DRMDisplay: DisplayExecutor {
             var connectorID = connector.id
             if saved.pointee.mode_valid != 0 {
                 var mode = saved.pointee.mode
+                // On the way out, the console's own mode back as found; nobody is left to tell if the driver refuses.
                 _ = drmModeSetCrtc(
                     device.descriptor, saved.pointee.crtc_id, saved.pointee.buffer_id, saved.pointee.x, saved.pointee.y,
                     &connectorID, 1, &mode)
@@ -246,6 +249,7 @@ public final class DRMDisplay: DisplayExecutor {
 
     private func freeBuffers() {
         for buffer in buffers.reversed() {
+            // Freeing: the kernel drops them with the descriptor anyway, so a refusal leaks nothing.
             _ = drmModeRmFB(device.descriptor, buffer.framebuffer)
             munmap(buffer.pixels, buffer.bytes)
             _ = vitrine_drm_destroy_dumb(device.descriptor, buffer.handle)

@@ -154,6 +154,7 @@ public final class FbdevDisplay: DisplayExecutor {
     private func pan(to buffer: Int) {
         guard doubleBuffered else { return }
         variable.yoffset = UInt32(buffer * size.height)
+        // A driver that refuses the pan keeps showing the other half: one stale frame, the next pan tries again.
         _ = vitrine_ioctl_pointer(descriptor, VITRINE_FBIOPAN_DISPLAY, &variable)
     }
 
@@ -169,6 +170,7 @@ public final class FbdevDisplay: DisplayExecutor {
 
     public func modeset(buffer: Int) -> Bool {
         pan(to: buffer)
+        // Drivers without FBIOBLANK (EINVAL) are always lit; `setPower` tells them apart.
         _ = vitrine_ioctl_value(descriptor, VITRINE_FBIOBLANK, VITRINE_FB_BLANK_UNBLANK)
         defer { pictureLost = false }
         return !pictureLost

@@ -30,6 +30,7 @@ public final class HotplugMonitor {
             throw RuntimeError("receive udev events", errno: failure)
         }
         let descriptor = udev_monitor_get_fd(monitor)
+        // F_GETFL/F_SETFL fail only with EBADF, and udev's own descriptor is valid here.
         _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
         self.udev = udev
         self.monitor = monitor

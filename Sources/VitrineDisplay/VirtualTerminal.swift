@@ -137,6 +137,7 @@ public final class VirtualTerminal {
     public func close() {
         guard !closed else { return }
         closed = true
+        // Giving the VT back as found, best effort: the console resets itself at the next login if one fails.
         if keyboardMode >= 0 { _ = vitrine_ioctl_value(descriptor, VITRINE_KDSKBMODE, UInt(keyboardMode)) }
         if var line = savedLine { _ = tcsetattr(descriptor, TCSANOW, &line) }
         _ = vitrine_vt_set_mode(descriptor, 0)

@@ -102,6 +102,7 @@ final class IndexWorker {
                 lowered.withLock { done in
                     guard !done else { return }
                     done = true
+                    // A thread that cannot lower itself (a seccomp filter) only reads at the player's priority.
                     _ = vitrine_lower_thread_priority(Self.niceness)
                 }
             }

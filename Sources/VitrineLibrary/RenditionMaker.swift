@@ -94,6 +94,7 @@ package final class RenditionMaker: Sendable {
         guard seen.withLock({ $0.insert(job.original).inserted }) else { return false }
         let making = self.making
         return worker.submit(.init(key: job.original, variant: job.need)) { _ in
+            // Refused (a container without SCHED_IDLE), the job runs at normal priority; it still waits for room.
             _ = vitrine_make_thread_idle()
             let started = MonotonicClock.seconds()
             let (profile, fit) = making.screen.withLock { $0 }

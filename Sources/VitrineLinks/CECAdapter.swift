@@ -56,6 +56,7 @@ public final class CECAdapter {
             throw CECError(device: path, operation: "read its capabilities", errno: errno)
         }
         var physical: UInt16 = 0xFFFF
+        // Unread, it stays 0xFFFF: no address yet (the TV is not connected), which the CEC machine waits out.
         _ = vitrine_cec_physical_address(descriptor, &physical)
         var card: UInt32 = 0
         var connector: UInt32 = 0
@@ -121,6 +122,7 @@ public final class CECAdapter {
         while vitrine_cec_event(descriptor, &kind, &physical, &mask) == 0 {
             guard kind == VITRINE_CEC_EVENT_STATE_CHANGE else { continue }
             var logical: UInt8 = 255
+            // Unread, it stays 255 (none claimed yet).
             _ = vitrine_cec_logical_address(descriptor, &logical)
             // The claim clears the old addresses first, which is a state change too: only a configured address
             // (or the Unregistered fallback) on a connected port counts.

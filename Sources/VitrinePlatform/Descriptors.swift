@@ -21,6 +21,7 @@ private struct TimerFile: ~Copyable {
         var spec = itimerspec()
         spec.it_value.tv_sec = seconds
         spec.it_value.tv_nsec = nanoseconds
+        // See above: EINVAL cannot happen for these values.
         _ = timerfd_settime(owned.number, flags, &spec, nil)
     }
 

@@ -170,6 +170,7 @@ public final class PlayerRuntime {
         let crashGuard = CrashGuard(folder: StateDirectory.path)
         for note in crashGuard.notes { log(.warning, note) }
         do {
+            // Both only change process settings and cannot fail for these arguments (sigaction of SIGPIPE, mallopt).
             _ = vitrine_ignore_sigpipe()
             _ = vitrine_return_large_blocks()
             loop = try EventLoop()
