@@ -11,6 +11,7 @@ package final class SlidePictures {
     private var worker: Worker<Result<[UInt8], ImageError>>?
     private var source: EventLoop.Source?
     private let loop: EventLoop
+    private let log: EventLog
     private let made: (Result<[UInt8], ImageError>, Double) -> Void
     /// The newest picture made (a few KiB): the web remote serves it, and a link started later (a reload) gets it
     /// at once. It stays when the next one fails, and goes when a slide comes with nobody to make its picture for.
@@ -19,19 +20,26 @@ package final class SlidePictures {
     package private(set) var coming = false
 
     /// `made` hears each result on the loop thread, with the time.
-    package init(loop: EventLoop, made: @escaping (Result<[UInt8], ImageError>, Double) -> Void) {
+    package init(loop: EventLoop, log: EventLog, made: @escaping (Result<[UInt8], ImageError>, Double) -> Void) {
         self.loop = loop
+        self.log = log
         self.made = made
     }
 
     /// Has the picture of `frame` made; false when it cannot be (no frame, or no worker).
     @discardableResult
-    package func make(from frame: Frame?, log: EventLog) -> Bool {
+    package func make(from frame: Frame?) -> Bool {
         guard let frame else { return false }
         if worker == nil {
             do {
                 let worker = try Worker<Result<[UInt8], ImageError>>(.newestOnly)
-                source = try loop.add(worker.wakeup.descriptor) { [unowned self] _ in deliver() }
+                do {
+                    source = try loop.add(worker.wakeup.descriptor) { [unowned self] _ in deliver() }
+                } catch {
+                    // Its thread is running already: end it, or it waits for jobs forever.
+                    worker.stop()
+                    throw error
+                }
                 self.worker = worker
             } catch {
                 log(.warning, "no pictures of the slide for MQTT or the web remote: \(error)")

@@ -165,7 +165,7 @@ extension PlayerRuntime {
     @discardableResult
     func submitSlidePicture() -> Bool {
         guard wantsSlidePictures else { return false }
-        return slidePictures.make(from: display.screen.slideFrame, log: log)
+        return slidePictures.make(from: display.screen.slideFrame)
     }
 
     /// Opens the CEC adapter the settings ask for (a missing one is one log line; the show goes on).

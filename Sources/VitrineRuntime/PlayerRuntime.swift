@@ -63,7 +63,7 @@ public final class PlayerRuntime {
     /// The web remote; nil without `web` settings or when it cannot listen.
     var web: WebRemote?
     /// The picture of the slide on screen, made once for both MQTT's image topic and the web remote's page.
-    lazy var slidePictures = SlidePictures(loop: loop) { [unowned self] result, now in
+    lazy var slidePictures = SlidePictures(loop: loop, log: log) { [unowned self] result, now in
         mqtt?.slidePicture(result, now: now)
         web?.slidePictureMade()
     }
