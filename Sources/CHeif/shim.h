@@ -31,6 +31,10 @@ typedef struct vitrine_heif_source {
     /* Why reads were answered with zeros: 0 none, 1 cancelled, 2 the file ended or failed early (errno kept). */
     int refused;
     int read_errno;
+    /* File offsets of bytes whose lowest bit is cleared as they are read: the hidden flag of a grid's tiles, so
+     * libheif 1.15 (which hands out top-level items only) gives a handle to each tile. Sorted. */
+    const int64_t *reveal;
+    size_t reveal_count;
 } vitrine_heif_source;
 
 static int64_t vitrine_heif_get_position(void *userdata) { return ((vitrine_heif_source *)userdata)->position; }
@@ -51,6 +55,10 @@ static int vitrine_heif_read(void *data, size_t size, void *userdata) {
         done += (size_t)count;
     }
     if (done < size) memset((char *)data + done, 0, size - done);
+    for (size_t i = 0; i < source->reveal_count; i++) {
+        int64_t at = source->reveal[i] - source->position;
+        if (at >= 0 && at < (int64_t)size) ((unsigned char *)data)[at] &= 0xFE;
+    }
     source->position += (int64_t)size;
     return 0;
 }
@@ -80,6 +88,16 @@ static inline struct heif_error vitrine_heif_read_source(struct heif_context *co
 static inline struct heif_decoding_options *vitrine_heif_decoding_options(void) {
     struct heif_decoding_options *options = heif_decoding_options_alloc();
     if (options) options->convert_hdr_to_8bit = 1;
+    return options;
+}
+
+/* Decoding options for a grid's tile: as coded (the grid's transforms apply to the whole picture), 8 bits. */
+static inline struct heif_decoding_options *vitrine_heif_tile_decoding_options(void) {
+    struct heif_decoding_options *options = heif_decoding_options_alloc();
+    if (options) {
+        options->ignore_transformations = 1;
+        options->convert_hdr_to_8bit = 1;
+    }
     return options;
 }
 

@@ -18,7 +18,7 @@ public struct Settings: Sendable, Equatable {
     /// Overrides the device profile's memory budget when set.
     public var memoryBudgetMiB: Int?
     /// Photos above this many megapixels are refused before anything is allocated for them.
-    public var maxMegapixels: Double = 100
+    public var maxMegapixels: Double = 1000
     /// Photos with a colour profile (ICC, or a HEIF/AVIF nclx description) are converted to sRGB; off shows their
     /// numbers as if they were sRGB.
     public var colorManagement = true

@@ -5,7 +5,8 @@ import VitrineCore
 public struct DecodePlan: Sendable, Equatable {
     public var header: ImageHeader
     public var placement: Placement
-    /// libjpeg-turbo's inverse-DCT reduction, `numerator/8` (8/8 for formats decoded at full size or to a size).
+    /// libjpeg-turbo's inverse-DCT reduction, `numerator/8`, or a HEIF grid's (8/8 for formats decoded at full size
+    /// or to a size).
     public var scaleNumerator: Int
     public var scaleDenominator: Int
     /// The size the decoder delivers (stored orientation).
@@ -70,6 +71,13 @@ public struct DecodePlan: Sendable, Equatable {
             }
             // libwebp writes the whole decoded picture, which the rows are then taken from.
             decoderBytes += decoded.pixelCount * 4
+        case .heif(let heif) where heif.grid != nil:
+            // A grid reduces by 2, 4 or 8 as its tiles are copied into the band: the smallest reduction whose
+            // output still covers the box, as for a JPEG.
+            let reduction = heif.reductions.last { 1 / Double($0) >= needed - 1e-9 } ?? 1
+            numerator = 8 / reduction
+            decoded = scaled(header.size, numerator: numerator)
+            decoderBytes = heif.decoderWorkspaceBytes(reduction: reduction)
         case .png, .heif:
             break
         }

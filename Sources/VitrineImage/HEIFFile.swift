@@ -6,14 +6,22 @@ import VitrineCore
 final class HEIFFile {
     /// libheif reads through `source` for as long as the context lives: heap-allocated, so its address holds.
     private let source: UnsafeMutablePointer<vitrine_heif_source>
+    /// The offsets `source` clears hidden flags at; libheif's reader reads them while the context lives.
+    private let revealed: UnsafeMutablePointer<Int64>
+    private var cancellation: CancellationCheck?
     private let context: OpaquePointer
     let handle: OpaquePointer
     let path: String
 
     /// Opens the file at `descriptor` (`fileBytes` long) and its primary image; `maximumSide` is libheif's own limit
     /// on an image's width and height, beside Vitrine's pixel cap.
-    init(path: String, descriptor: Int32, fileBytes: Int, maximumSide: Int = 1 << 16) throws(ImageError) {
+    /// `reveal` lists the file offsets of hidden flags to clear as libheif reads them (a grid's tiles).
+    init(path: String, descriptor: Int32, fileBytes: Int, maximumSide: Int = 1 << 16, reveal: [Int] = [])
+        throws(ImageError)
+    {
         self.path = path
+        revealed = .allocate(capacity: max(1, reveal.count))
+        revealed.initialize(from: reveal.sorted().map(Int64.init), count: reveal.count)
         guard let context = heif_context_alloc() else {
             throw ImageError(file: path, reason: .decodeFailed("libheif: out of memory"))
         }
@@ -21,7 +29,7 @@ final class HEIFFile {
         source.initialize(
             to: vitrine_heif_source(
                 descriptor: descriptor, size: Int64(fileBytes), position: 0, cancelled: nil, cancel_context: nil,
-                refused: 0, read_errno: 0))
+                refused: 0, read_errno: 0, reveal: revealed, reveal_count: reveal.count))
         heif_context_set_maximum_image_size_limit(context, Int32(maximumSide))
         let read = vitrine_heif_read_source(context, source)
         var handle: OpaquePointer?
@@ -34,6 +42,7 @@ final class HEIFFile {
         guard failure == nil, let handle else {
             heif_context_free(context)
             source.deallocate()
+            revealed.deallocate()
             throw ImageError(file: path, reason: .damaged(.heif, failure ?? "no primary image"))
         }
         self.context = context
@@ -44,6 +53,60 @@ final class HEIFFile {
         heif_image_handle_release(handle)
         heif_context_free(context)
         source.deallocate()
+        revealed.deallocate()
+    }
+
+    /// A handle to item `id` (a grid's tile, once revealed); the caller releases it.
+    func handle(item id: UInt32) -> Result<OpaquePointer, HEIFDecodeFailure> {
+        var tile: OpaquePointer?
+        let status = heif_context_get_image_handle(context, id, &tile)
+        guard status.code == heif_error_Ok, let tile else { return .failure(.failed(Self.message(status))) }
+        return .success(tile)
+    }
+
+    /// The item libheif takes as the primary image.
+    var primaryItem: UInt32? {
+        var id: heif_item_id = 0
+        return heif_context_get_primary_image_ID(context, &id).code == heif_error_Ok ? id : nil
+    }
+
+    /// Asks `isCancelled` before each read of coded data from now on (from libheif's threads and the caller's
+    /// tile threads too, which libheif serialises around the reader).
+    func cancel(when isCancelled: (() -> Bool)?) {
+        guard let isCancelled else { return }
+        let check = CancellationCheck(isCancelled)
+        cancellation = check
+        source.pointee.cancel_context = Unmanaged.passUnretained(check).toOpaque()
+        source.pointee.cancelled = { context in
+            guard let context else { return 0 }
+            return Unmanaged<CancellationCheck>.fromOpaque(context).takeUnretainedValue().isCancelled() ? 1 : 0
+        }
+    }
+
+    /// Decodes one image (a tile) as interleaved 8-bit RGB, as libheif converts it (each tile with its own nclx
+    /// or its bitstream's colour description). Safe from several threads at once for different handles (libheif
+    /// serialises reads); `readFailure` says afterwards whether reads were refused, which makes every result since
+    /// untrustworthy.
+    func decodeRGB(_ image: OpaquePointer, options: UnsafeMutablePointer<heif_decoding_options>?)
+        -> Result<OpaquePointer, HEIFDecodeFailure>
+    {
+        var decoded: OpaquePointer?
+        let status = heif_decode_image(image, &decoded, heif_colorspace_RGB, heif_chroma_interleaved_RGB, options)
+        guard let decoded, status.code == heif_error_Ok else {
+            if let decoded { heif_image_release(decoded) }
+            return .failure(.failed(Self.message(status)))
+        }
+        return .success(decoded)
+    }
+
+    /// Why reads were refused since the file was opened (cancelled, or the file failed), once the threads that
+    /// decoded are joined.
+    var readFailure: HEIFDecodeFailure? {
+        switch source.pointee.refused {
+        case 1: return .cancelled
+        case 2: return .failed(Self.unread(source.pointee) ?? "the file failed while it was read")
+        default: return nil
+        }
     }
 
     /// What went wrong when reads were answered with zeros because the file ended or failed after it was opened
@@ -145,9 +208,21 @@ final class HEIFFile {
         init(_ isCancelled: @escaping () -> Bool) { self.isCancelled = isCancelled }
     }
 
-    func header(avif: Bool) -> HEIFHeader {
-        HEIFHeader(
+    /// The header, with the grid that `container` (Vitrine's own reading of the boxes) describes when the primary
+    /// image is one and it can be decoded tile by tile; without a container libheif decodes the image whole.
+    func header(avif: Bool, container: HEIFContainer?, grid: HEIFGrid?) -> HEIFHeader {
+        var header = HEIFHeader(
             size: size, avif: avif, hasAlpha: hasAlpha, bitDepth: bitDepth, hasColorProfile: hasColorProfile,
             exif: exif)
+        // A grid with alpha (an auxiliary alpha grid) is left to libheif, which composes the two.
+        guard let container, let grid, !hasAlpha, container.primary == primaryItem, let first = grid.tiles.first
+        else { return header }
+        header.grid = grid
+        header.size = grid.crop.size
+        header.orientation = grid.orientation
+        for case .codec(_, _, let depth) in container.properties(of: first) {
+            header.bitDepth = max(8, depth)
+        }
+        return header
     }
 }

@@ -1,28 +1,64 @@
 import VitrineCore
 
-/// What Vitrine needs to know about a HEIF (HEIC) or AVIF photo before decoding it, as libheif reads it from the
-/// file's boxes: the primary image's size with the HEIF transforms applied (libheif rotates, mirrors and crops as
-/// irot, imir and clap say, and those win over any EXIF orientation, as the HEIF specification has it), alpha,
-/// bit depth, a colour profile, and from EXIF the capture date.
+/// What Vitrine needs to know about a HEIF (HEIC) or AVIF photo before decoding it: the primary image's size, its
+/// transforms, alpha, bit depth, a colour profile, and from EXIF the capture date.
+///
+/// A grid (how phones store their photos) is decoded tile by tile, so its size is the canvas cropped by its clean
+/// aperture and its `irot`/`imir` are the orientation the pipeline applies. Any other image is decoded whole by
+/// libheif, which applies the transforms itself: the size is the shown size and the orientation upright. Either
+/// way the HEIF transforms win over any EXIF orientation, as the HEIF specification has it.
 public struct HEIFHeader: Equatable, Sendable {
-    /// The shown size, transforms applied.
+    /// The decoded size: the shown size for a whole decode, the cropped canvas for a grid.
     public var size: Size
+    public var orientation: Orientation = .up
     public var avif: Bool
     public var hasAlpha: Bool
     public var bitDepth: Int
     public var hasColorProfile: Bool
     public var exif: ExifReader.Fields?
+    /// The grid decoded tile by tile; nil for an image libheif decodes whole.
+    public var grid: HEIFGrid?
 
-    /// Bytes libheif holds while decoding: it decodes the whole image (a phone's grid of tiles is pasted into one
-    /// picture) as YUV, then converts it to interleaved 8-bit RGB(A); more than 8 bits a sample also passes
-    /// through 16-bit planes. The codec's own state comes on top.
-    public var decoderWorkspaceBytes: Int {
-        let pixels = size.pixelCount
+    /// Tiles decoded at once, each on its own thread; a band of tiles takes their sum.
+    public static let tileThreads = 2
+
+    /// Bytes the decode holds besides the rows Vitrine hands on, decoded `reduction` times smaller (a grid only).
+    ///
+    /// A grid: one band of tiles as 8-bit RGB (the tiles the crop touches, across, reduced), and per decoding
+    /// thread one tile as libheif holds it: the codec's picture and libheif's copy of its planes, the planar RGB it
+    /// converts them to and the interleaved RGB it hands out, at 16 bits a sample above 8 bits, and the codec's
+    /// state. Whatever the photo's size, that is a few MiB for a phone's 512x512 tiles.
+    ///
+    /// A whole decode: libheif decodes the whole image (a grid pasted into one picture) as YUV, then converts it
+    /// to interleaved 8-bit RGB(A); more than 8 bits a sample also passes through 16-bit planes.
+    public func decoderWorkspaceBytes(reduction: Int) -> Int {
         let sampleBytes = bitDepth > 8 ? 2 : 1
+        if let grid, !hasAlpha {
+            let band = bandSize(grid)
+            let bandBytes = Int.saturatingProduct(band.width / reduction, band.height / reduction, 3)
+            let perThread = Int.saturatingProduct(grid.tileSize.pixelCount, 12, sampleBytes).saturatingPlus(2 << 20)
+            return Int.saturatingSum(bandBytes, perThread.saturatingTimes(Self.tileThreads), 1 << 20)
+        }
+        let pixels = size.pixelCount
         var bytes = Int.saturatingSum(
             Int.saturatingProduct(pixels, 3, sampleBytes) / 2, pixels.saturatingTimes(hasAlpha ? 4 : 3))
         if hasAlpha { bytes = bytes.saturatingPlus(pixels.saturatingTimes(sampleBytes)) }
         if bitDepth > 8 { bytes = bytes.saturatingPlus(pixels.saturatingTimes(hasAlpha ? 8 : 6)) }
         return bytes.saturatingPlus(16 << 20)
+    }
+
+    public var decoderWorkspaceBytes: Int { decoderWorkspaceBytes(reduction: 1) }
+
+    /// The reductions a grid can be decoded at: those that divide its tiles (1 for an image decoded whole).
+    public var reductions: [Int] {
+        guard let grid, !hasAlpha else { return [1] }
+        return [1, 2, 4, 8].filter { grid.tileSize.width % $0 == 0 && grid.tileSize.height % $0 == 0 }
+    }
+
+    /// The band of tiles held at once: the tile columns the crop touches, one tile high.
+    func bandSize(_ grid: HEIFGrid) -> Size {
+        let first = grid.crop.x / grid.tileSize.width
+        let last = (grid.crop.x + grid.crop.width - 1) / grid.tileSize.width
+        return Size(width: (last - first + 1) * grid.tileSize.width, height: grid.tileSize.height)
     }
 }

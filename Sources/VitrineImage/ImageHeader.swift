@@ -83,11 +83,11 @@ public struct ImageHeader: Equatable, Sendable {
         self.decoderWorkspaceBytes = decoderWorkspaceBytes
     }
 
-    /// Orientation is always upright: libheif applies the HEIF transforms, which win over EXIF's.
+    /// The orientation is the HEIF transforms', which win over EXIF's (upright when libheif applies them).
     public init(_ heif: HEIFHeader) {
         details = .heif(heif)
         size = heif.size
-        orientation = .up
+        orientation = heif.orientation
         dateTimeOriginal = heif.exif?.dateTimeOriginal
         hasAlpha = heif.hasAlpha
         decoderWorkspaceBytes = heif.decoderWorkspaceBytes

@@ -15,7 +15,7 @@ public struct RenderOptions: Sendable, Equatable {
 
     public init(
         canvas: Size, fit: Fit = .contain, rotation: Rotation = .none, background: RGBColor = .black,
-        maxMegapixels: Double = 100, filter: ResamplingFilter = .cubic,
+        maxMegapixels: Double = 1000, filter: ResamplingFilter = .cubic,
         caption: CaptionStyle = CaptionStyle()
     ) {
         self.caption = caption

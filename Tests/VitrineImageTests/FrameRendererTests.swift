@@ -155,7 +155,7 @@ import VitrineTestSupport
         let size = Size(width: 16, height: 16)
         var jpeg = try JPEGFixture.encode(rgb: JPEGFixture.solid(JPEGFixture.red, size: size), size: size)
         let sof = try #require(JPEGFixture.offset(ofMarker: 0xC0, in: jpeg))
-        jpeg.replaceSubrange(sof + 5..<sof + 9, with: [0x4E, 0x20, 0x4E, 0x20])
+        jpeg.replaceSubrange(sof + 5..<sof + 9, with: [0x9C, 0x40, 0x9C, 0x40])
         let path = try write("bomb.jpg", jpeg)
         let budget = MemoryBudget(limit: 64 << 20)
         #expect {
@@ -163,10 +163,30 @@ import VitrineTestSupport
                 path, options: RenderOptions(canvas: Size(width: 800, height: 480)))
         } throws: { error in
             guard let error = error as? ImageError else { return false }
-            return error.reason == .tooManyPixels(Size(width: 20000, height: 20000), limitMegapixels: 100)
-                && error.description.hasPrefix("\(path): 20000x20000 is 400.0 megapixels, above the limit of 100")
+            return error.reason == .tooManyPixels(Size(width: 40000, height: 40000), limitMegapixels: 1000)
+                && error.description.hasPrefix(
+                    "\(path): 40000x40000 is 1600.0 megapixels, above the 1000 megapixels no photo may have")
         }
         #expect(budget.peak == 0)
+    }
+
+    /// 400 megapixels is above what a camera makes but within the sanity limit: a baseline JPEG that size costs
+    /// little at 1/8, so it is not refused for its size; this one's data is 16x16, so its decode fails instead.
+    @Test func aHugeBaselineJPEGIsJudgedByItsCostNotItsPixels() throws {
+        let size = Size(width: 16, height: 16)
+        var jpeg = try JPEGFixture.encode(rgb: JPEGFixture.solid(JPEGFixture.red, size: size), size: size)
+        let sof = try #require(JPEGFixture.offset(ofMarker: 0xC0, in: jpeg))
+        jpeg.replaceSubrange(sof + 5..<sof + 9, with: [0x4E, 0x20, 0x4E, 0x20])
+        let path = try write("huge.jpg", jpeg)
+        let budget = MemoryBudget(limit: 64 << 20)
+        #expect {
+            _ = try FrameRenderer(budget: budget).render(
+                path, options: RenderOptions(canvas: Size(width: 800, height: 480)))
+        } throws: { error in
+            guard let error = error as? ImageError, case .decodeFailed = error.reason else { return false }
+            return true
+        }
+        #expect(budget.peak > 0 && budget.peak < 16 << 20, "charged \(budget.peak)")
     }
 
     @Test func aDecodeOverTheBudgetSaysWhatItNeeded() throws {
