@@ -60,6 +60,11 @@ let package = Package(
             providers: [.apt(["libheif-dev"])]
         ),
         .systemLibrary(
+            name: "CDav1d",
+            pkgConfig: "dav1d",
+            providers: [.apt(["libdav1d-dev"])]
+        ),
+        .systemLibrary(
             name: "CLCMS",
             pkgConfig: "lcms2",
             providers: [.apt(["liblcms2-dev"])]
@@ -94,7 +99,8 @@ let package = Package(
         .target(
             name: "VitrineImage",
             dependencies: [
-                "VitrineCore", "VitrinePlatform", "CJPEG", "CZlib", "CFreeType", "CSPNG", "CWebP", "CHeif", "CLCMS",
+                "VitrineCore", "VitrinePlatform", "CJPEG", "CZlib", "CFreeType", "CSPNG", "CWebP", "CHeif", "CDav1d",
+                "CLCMS",
             ],
             swiftSettings: strict
         ),

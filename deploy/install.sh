@@ -44,7 +44,7 @@ repo=$(dirname "$here")
 RUNTIME_PACKAGES=(libjpeg62-turbo zlib1g libdrm2 libudev1 libinput10 libfreetype6 libspng0 libwebp7 libwebpdemux2
     libheif1 liblcms2-2 libgpiod2 libmosquitto1 libmicrohttpd12 libqrencode4 fonts-dejavu-core)
 BUILD_PACKAGES=(pkg-config libjpeg62-turbo-dev libturbojpeg0-dev zlib1g-dev libdrm-dev libudev-dev libinput-dev
-    libfreetype-dev libspng-dev libwebp-dev libheif-dev liblcms2-dev libgpiod-dev libmosquitto-dev libmicrohttpd-dev)
+    libfreetype-dev libspng-dev libwebp-dev libheif-dev libdav1d-dev liblcms2-dev libgpiod-dev libmosquitto-dev libmicrohttpd-dev)
 
 BIN=/usr/local/bin/vitrine
 UNIT_DIR=/etc/systemd/system

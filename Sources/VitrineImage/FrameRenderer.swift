@@ -243,6 +243,9 @@ public final class FrameRenderer {
     /// The format's decoder, started on the file at the plan's size.
     private func startDecoder(file: borrowing PhotoFile, plan: DecodePlan) throws(ImageError) -> any RowDecoder {
         if case .heif(let header) = plan.header.details {
+            if let still = header.still {
+                return try AV1RowDecoder(file: file, header: header, still: still, isCancelled: isCancelled)
+            }
             if let grid = header.grid {
                 return try HEIFGridDecoder(
                     file: file, header: header, grid: grid, reduction: 8 / plan.scaleNumerator,

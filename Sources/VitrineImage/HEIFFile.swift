@@ -210,10 +210,16 @@ final class HEIFFile {
 
     /// The header, with the grid that `container` (Vitrine's own reading of the boxes) describes when the primary
     /// image is one and it can be decoded tile by tile; without a container libheif decodes the image whole.
-    func header(avif: Bool, container: HEIFContainer?, grid: HEIFGrid?) -> HEIFHeader {
+    func header(avif: Bool, container: HEIFContainer?, grid: HEIFGrid?, still: HEIFStill?) -> HEIFHeader {
         var header = HEIFHeader(
             size: size, avif: avif, hasAlpha: hasAlpha, bitDepth: bitDepth, hasColorProfile: hasColorProfile,
             exif: exif)
+        if let container, let still, !hasAlpha, container.primary == primaryItem {
+            header.still = still
+            header.size = still.crop.size
+            header.orientation = still.orientation
+            return header
+        }
         // A grid with alpha (an auxiliary alpha grid) is left to libheif, which composes the two.
         guard let container, let grid, !hasAlpha, container.primary == primaryItem, let first = grid.tiles.first
         else { return header }

@@ -158,3 +158,60 @@ extension Orientation {
         return Orientation.allCases.first { $0.mapping == (transpose, mirrorX, mirrorY) } ?? .up
     }
 }
+
+/// A HEIF or AVIF primary image coded as one AV1 picture (how AVIF files from phones and converters are written),
+/// decoded by dav1d directly so the picture is held once, as its Y'CbCr planes.
+public struct HEIFStill: Equatable, Sendable {
+    /// Where the coded picture is in the file, in order.
+    public var extents: [Range<Int>]
+    /// The coded size (`ispe`).
+    public var size: Size
+    public var crop: HEIFGrid.Crop
+    public var orientation: Orientation
+    /// The matrix and range of the item's nclx colour box, which win over the bitstream's.
+    public var matrix: Int?
+    public var fullRange: Bool?
+    /// The chroma format its `av1C` declares (0 monochrome, 1 4:2:0, 2 4:2:2, 3 4:4:4).
+    public var chroma = 3
+
+    public var codedBytes: Int { extents.reduce(0) { $0.saturatingPlus($1.count) } }
+
+    /// The still of `container`'s primary item when it is one AV1 picture; nil otherwise.
+    public static func read(_ container: HEIFContainer, file: String, format: ImageFormat) throws(ImageError)
+        -> HEIFStill?
+    {
+        let fail = BoxFailure(file: file, format: format)
+        guard container.items[container.primary]?.type == "av01" else { return nil }
+        guard let size = container.size(of: container.primary), size.width > 0, size.height > 0 else {
+            throw fail("the AV1 image has no size")
+        }
+        guard let location = container.locations[container.primary], !location.extents.isEmpty else {
+            throw fail("the AV1 image has no data")
+        }
+        var extents: [Range<Int>] = []
+        for extent in location.extents {
+            var start = extent.offset
+            if location.constructionMethod == 1 {
+                guard let data = container.itemData, extent.offset <= data.count - extent.length else {
+                    throw fail("the AV1 image's data lies outside the item data box")
+                }
+                start = data.lowerBound + extent.offset
+            } else if location.constructionMethod != 0 {
+                throw fail("the AV1 image is built by method \(location.constructionMethod)")
+            }
+            guard extent.length > 0, start <= Int.max - extent.length else { throw fail("an empty data extent") }
+            extents.append(start..<start + extent.length)
+        }
+        let properties = container.properties(of: container.primary)
+        let (crop, orientation) = try HEIFGrid.transforms(properties, canvas: size, fail: fail)
+        var still = HEIFStill(extents: extents, size: size, crop: crop, orientation: orientation)
+        for property in properties {
+            if case .nclx(_, _, let matrix, let fullRange) = property {
+                still.matrix = matrix
+                still.fullRange = fullRange
+            }
+            if case .codec(_, let chroma, _) = property { still.chroma = chroma }
+        }
+        return still
+    }
+}

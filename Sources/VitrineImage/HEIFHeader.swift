@@ -18,6 +18,19 @@ public struct HEIFHeader: Equatable, Sendable {
     public var exif: ExifReader.Fields?
     /// The grid decoded tile by tile; nil for an image libheif decodes whole.
     public var grid: HEIFGrid?
+    /// The AV1 picture dav1d decodes directly; nil for an image libheif decodes.
+    public var still: HEIFStill?
+
+    public init(
+        size: Size, avif: Bool, hasAlpha: Bool, bitDepth: Int, hasColorProfile: Bool, exif: ExifReader.Fields?
+    ) {
+        self.size = size
+        self.avif = avif
+        self.hasAlpha = hasAlpha
+        self.bitDepth = bitDepth
+        self.hasColorProfile = hasColorProfile
+        self.exif = exif
+    }
 
     /// Tiles decoded at once, each on its own thread; a band of tiles takes their sum.
     public static let tileThreads = 2
@@ -39,6 +52,15 @@ public struct HEIFHeader: Equatable, Sendable {
             let perThread = Int.saturatingProduct(grid.tileSize.pixelCount, 12, sampleBytes).saturatingPlus(2 << 20)
             return Int.saturatingSum(bandBytes, perThread.saturatingTimes(Self.tileThreads), 1 << 20)
         }
+        if let still, !hasAlpha {
+            // dav1d's picture as its Y'CbCr planes (the chroma planes as the av1C says they are subsampled), the
+            // coded data, and the decoder's per-frame state (motion vectors, loop filter masks, CDFs: a quarter
+            // of a byte a pixel, generously).
+            let pixels = still.size.pixelCount
+            let planes = [pixels, pixels.saturatingTimes(3) / 2, pixels.saturatingTimes(2), pixels.saturatingTimes(3)]
+            return Int.saturatingSum(
+                planes[still.chroma & 3].saturatingTimes(sampleBytes), still.codedBytes, pixels / 4, 4 << 20)
+        }
         let pixels = size.pixelCount
         var bytes = Int.saturatingSum(
             Int.saturatingProduct(pixels, 3, sampleBytes) / 2, pixels.saturatingTimes(hasAlpha ? 4 : 3))
@@ -56,7 +78,7 @@ public struct HEIFHeader: Equatable, Sendable {
     }
 
     /// The band of tiles held at once: the tile columns the crop touches, one tile high.
-    func bandSize(_ grid: HEIFGrid) -> Size {
+    public func bandSize(_ grid: HEIFGrid) -> Size {
         let first = grid.crop.x / grid.tileSize.width
         let last = (grid.crop.x + grid.crop.width - 1) / grid.tileSize.width
         return Size(width: (last - first + 1) * grid.tileSize.width, height: grid.tileSize.height)

@@ -98,8 +98,9 @@ struct PhotoFile: ~Copyable {
                 // that way is left to libheif whole, as before, which says what is wrong with it.
                 let container = try? HEIFContainer.parse(file: path, format: format, read: bytes)
                 let grid = container.flatMap { try? HEIFGrid.read($0, file: path, format: format, read: bytes) }
+                let still = container.flatMap { try? HEIFStill.read($0, file: path, format: format) }
                 return try HEIFFile(path: path, descriptor: descriptor, fileBytes: byteCount).header(
-                    avif: format == .avif, container: container, grid: grid)
+                    avif: format == .avif, container: container, grid: grid, still: still)
             })
     }
 }

@@ -18,6 +18,8 @@ public final class MetricsWriter {
         public var decodeCounts: [Int] = Array(repeating: 0, count: MetricsWriter.decodeBuckets.count + 1)
         public var decodeSum = 0.0
         public var residentBytes = 0
+        /// Resident bytes that are not file-backed: heap, stacks, frames (the part the kernel cannot drop).
+        public var anonymousBytes = 0
         public var budgetUsedBytes = 0
         public var budgetLimitBytes = 0
         public var pauseReasons: Set<PauseReason> = []
@@ -94,6 +96,10 @@ public final class MetricsWriter {
         metric(
             "vitrine_resident_memory_bytes", "gauge", "Resident set size of the player.",
             [("", "\(figures.residentBytes)")])
+        metric(
+            "vitrine_anonymous_memory_bytes", "gauge",
+            "Resident memory of the player that is not file-backed (heap, stacks, frames).",
+            [("", "\(figures.anonymousBytes)")])
         metric(
             "vitrine_memory_budget_used_bytes", "gauge", "Frame and decode memory in use.",
             [("", "\(figures.budgetUsedBytes)")])

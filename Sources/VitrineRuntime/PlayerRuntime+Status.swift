@@ -26,6 +26,7 @@ extension PlayerRuntime {
     /// The figures as they are now.
     func currentFigures() -> MetricsWriter.Figures {
         figures.residentBytes = ProcessMemory.residentBytes()
+        figures.anonymousBytes = ProcessMemory.anonymousBytes()
         figures.budgetUsedBytes = budget.used
         figures.pauseReasons = player.timer.reasons
         figures.screenOn = display.isPoweredOn && player.screen.isOn
@@ -50,8 +51,8 @@ extension PlayerRuntime {
         }
         log(
             "stats: slide \(SlideID(category: record.category, name: record.slide)) decode \(decode) "
-                + "deadline-to-present \(latency)\(pacing ?? "") rss \(mib(ProcessMemory.residentBytes())) MiB peak "
-                + "\(mib(ProcessMemory.peakResidentBytes())) MiB budget "
+                + "deadline-to-present \(latency)\(pacing ?? "") rss \(mib(ProcessMemory.residentBytes())) MiB anon "
+                + "\(mib(ProcessMemory.anonymousBytes())) MiB peak \(mib(ProcessMemory.peakResidentBytes())) MiB budget "
                 + "\(mib(budget.used))/\(mib(budget.limit)) MiB MemAvailable \(mib(ProcessMemory.availableBytes())) MiB"
                 + " at \(microseconds(visible))"
         )
@@ -131,6 +132,7 @@ extension PlayerRuntime {
             "\"budget_used_mib\":\(mib(budget.used))",
             "\"budget_total_mib\":\(mib(budget.limit))",
             "\"rss_mib\":\(mib(ProcessMemory.residentBytes()))",
+            "\"anon_mib\":\(mib(ProcessMemory.anonymousBytes()))",
             "\"flips\":\(display.flips)",
             "\"modesets\":\(display.modesets)",
             "\"longest_turn_ms\":\(JSONText.number((longestTurn * 1000).rounded()))",

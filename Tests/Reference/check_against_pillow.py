@@ -65,6 +65,10 @@ try:
 except ImportError:  # pragma: no cover - depends on the interpreter
     pillow_heif = None
 
+# Phones write 108 and 200 MP photos, which vitrine shows (up to its sanity limit of 1000 MP): Pillow's guard against
+# decompression bombs (179 MP) would skip exactly the photos that must be compared.
+Image.MAX_IMAGE_PIXELS = 1_000_000_000
+
 PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".heic", ".heif", ".hif", ".avif")
 # Pillow reports JPEGs carrying an MPF index (UltraHDR, multi-picture) as
 # 'MPO'; it is a JpegImageFile subclass and loads the primary JPEG image.

@@ -125,3 +125,31 @@ def grid_from_picture(picture, tile=512, quality=90, avif=False, transforms=()):
         padded.paste(edge.resize((columns * tile, rows * tile - height)), (0, height))
     tiles = [padded.crop((c * tile, r * tile, (c + 1) * tile, (r + 1) * tile)) for r in range(rows) for c in range(columns)]
     return grid_file(tiles, columns, (width, height), transforms=transforms, avif=avif, quality=quality)
+
+
+def still_file(picture, transforms=(), avif=True, quality=95):
+    """One coded picture as the primary item, with the transformative properties given (pillow-heif writes
+    none): how a phone's AVIF or a rotated camera HEIF is stored."""
+    config, data = coded_image(picture, avif, quality)
+    kind = "av01" if avif else "hvc1"
+    properties = [config, full_box("ispe", 0, 0, struct.pack(">II", *picture.size))]
+    for name, value in transforms:
+        if name == "clap":
+            properties.append(box("clap", struct.pack(">8I", *[v & 0xFFFFFFFF for v in value])))
+        else:
+            properties.append(box(name, bytes([value])))
+    associations = bytes(0x80 | index for index in range(1, len(properties) + 1))
+
+    def meta(data_start):
+        return full_box("meta", 0, 0, b"".join([
+            full_box("hdlr", 0, 0, b"\0" * 4 + b"pict" + b"\0" * 13),
+            full_box("pitm", 0, 0, struct.pack(">H", 1)),
+            full_box("iinf", 0, 0, struct.pack(">H", 1) + full_box("infe", 2, 0, struct.pack(">HH4s", 1, 0, kind.encode()) + b"\0")),
+            box("iprp", box("ipco", b"".join(properties))
+                + full_box("ipma", 0, 0, struct.pack(">IHB", 1, 1, len(properties)) + associations)),
+            full_box("iloc", 1, 0, struct.pack(">HHHHHHII", 0x4400, 1, 1, 0, 0, 1, data_start, len(data)))]))
+
+    brand = b"avif" if avif else b"heic"
+    ftyp = box("ftyp", brand + b"\0\0\0\0" + b"mif1" + brand)
+    size = len(meta(0))
+    return ftyp + meta(len(ftyp) + size + 8) + box("mdat", data)

@@ -10,7 +10,7 @@ import os
 import pillow_heif
 from PIL import Image
 
-from heif_grid import grid_file
+from heif_grid import grid_file, still_file
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(os.path.dirname(HERE), "Fixtures", "heif")
@@ -55,6 +55,11 @@ def grids():
         tiles, 4, (250, 180), thumbnail=Image.new("RGB", (320, 320), (255, 0, 255))))
 
 
+def stills():
+    # An AVIF turned a quarter clockwise (irot 3) and then cropped to its middle 64x48 of the turned 64x96.
+    write("still-turned.avif", still_file(quadrants(96, 64), transforms=[("irot", 3), ("clap", (64, 1, 48, 1, 0, 1, 0, 1))]))
+
+
 def main():
     pillow_heif.register_heif_opener()
     pillow_heif.register_avif_opener()
@@ -68,6 +73,7 @@ def main():
     # A phone-sized photo (12 MP): decoded whole it needs more than a 48 MiB board's budget.
     quadrants(4032, 3024).save(os.path.join(OUT, "phone-sized.heic"), quality=50)
     grids()
+    stills()
 
 
 if __name__ == "__main__":

@@ -166,7 +166,11 @@ import VitrineTestSupport
         let decodes = Self.metric("vitrine_decode_seconds_count", in: metrics) ?? 0
         #expect(decodes >= shown - 2)
         #expect(Self.metric("vitrine_decode_seconds_bucket{le=\"+Inf\"}", in: metrics) == decodes)
-        #expect((Self.metric("vitrine_resident_memory_bytes", in: metrics) ?? 0) > 1_000_000)
+        let resident = Self.metric("vitrine_resident_memory_bytes", in: metrics) ?? 0
+        #expect(resident > 1_000_000)
+        // The frames at least are anonymous; the binary's and libraries' pages are not.
+        let anonymous = Self.metric("vitrine_anonymous_memory_bytes", in: metrics) ?? 0
+        #expect(anonymous > 1_000_000 && anonymous < resident, "anonymous \(anonymous) of \(resident)")
         #expect((Self.metric("vitrine_memory_budget_bytes", in: metrics) ?? 0) >= 8_388_608)
         #expect(Self.metric("vitrine_paused", in: metrics) == 0)
         #expect(Self.metric("vitrine_screen_on", in: metrics) == 1)

@@ -204,3 +204,46 @@ import VitrineTestSupport
         #expect(crop == HEIFGrid.Crop(x: 50, y: 60, width: 100, height: 40))
     }
 }
+
+/// AVIF stills decoded by dav1d directly: the picture held once as its planes, its crop and turn applied.
+@Suite struct AV1StillTests {
+    /// Quadrants (red, green / blue, yellow) turned a quarter clockwise, then cropped to the middle 64x48: blue
+    /// is top left, red top right, yellow bottom left, green bottom right.
+    @Test func aTurnedAndCroppedStillShowsAsLibheifShowsIt() throws {
+        let (frame, plan) = try FrameRenderer(budget: MemoryBudget(limit: 64 << 20)).render(
+            "\(HEIFRenderingTests.fixtures)/still-turned.avif",
+            options: RenderOptions(canvas: Size(width: 64, height: 48)))
+        guard case .heif(let heif) = plan.header.details else {
+            Issue.record("not read as HEIF")
+            return
+        }
+        #expect(heif.still != nil)
+        #expect(plan.header.size == Size(width: 48, height: 64))
+        #expect(plan.header.orientation == .rotated90)
+        let quadrants = HEIFRenderingTests.quadrants
+        let expected = [quadrants[2], quadrants[0], quadrants[3], quadrants[1]]
+        let corners = [(4, 4), (59, 4), (4, 43), (59, 43)].map { frame.pixel(x: $0.0, y: $0.1) }
+        for (corner, colour) in zip(corners, expected) {
+            #expect(FrameRendererTests.close(corner, colour, tolerance: 14), "\(corner) against \(colour)")
+        }
+    }
+
+    /// The need is the picture's planes once, not libheif's planes, RGB and interleaved copies.
+    @Test func aStillsNeedIsItsPlanesOnce() throws {
+        let header = try FrameRenderer(budget: MemoryBudget(limit: 64 << 20)).header(
+            of: "\(HEIFRenderingTests.fixtures)/quadrants.avif")
+        guard case .heif(var heif) = header.details, var still = heif.still else {
+            Issue.record("quadrants.avif was not read as an AV1 still")
+            return
+        }
+        still.size = Size(width: 4032, height: 3024)
+        still.chroma = 1
+        heif.still = still
+        heif.size = still.size
+        var whole = heif
+        whole.still = nil
+        let pixels = 4032 * 3024
+        #expect(heif.decoderWorkspaceBytes < pixels * 2 + (6 << 20))
+        #expect(whole.decoderWorkspaceBytes > pixels * 4)
+    }
+}
