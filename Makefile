@@ -244,6 +244,7 @@ bench: release bench-deps check-deps
 	  $(wildcard $(PHOTOS)/large_*.jpg) $(PORTRAIT_PHOTOS)
 	/usr/bin/python3 Tests/Benchmarks/scale.py --vitrine .build/release/vitrine $(BASELINE_PHOTOS)
 	/usr/bin/python3 Tests/Benchmarks/formats.py --vitrine .build/release/vitrine $(firstword $(BASELINE_PHOTOS))
+	/usr/bin/python3 Tests/Benchmarks/phones.py --vitrine .build/release/vitrine $(lastword $(BASELINE_PHOTOS))
 	/usr/bin/python3 Tests/Benchmarks/overlay.py --vitrine .build/release/vitrine $(BASELINE_PHOTOS)
 
 clean:

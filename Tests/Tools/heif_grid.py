@@ -55,16 +55,22 @@ def grid_file(tiles, columns, canvas, transforms=(), avif=False, thumbnail=None,
     grid_id = len(tiles) + 1
     items = [(index + 1, "av01" if avif else "hvc1", True) for index in range(len(tiles))]
     items.append((grid_id, "grid", False))
-    properties = [config for config, _ in coded]
+    # Tiles encoded alike share one decoder configuration, as an iPhone's do.
+    properties = []
+    config_index = []
+    for config, _ in coded:
+        if config not in properties:
+            properties.append(config)
+        config_index.append(properties.index(config) + 1)
     properties.append(full_box("ispe", 0, 0, struct.pack(">II", tile_width, tile_height)))
+    tile_ispe = len(properties)
     properties.append(full_box("ispe", 0, 0, struct.pack(">II", *canvas)))
     for kind, value in transforms:
         if kind == "clap":
             properties.append(box("clap", struct.pack(">8I", *[v & 0xFFFFFFFF for v in value])))
         else:
             properties.append(box(kind, bytes([value])))
-    tile_ispe = len(tiles) + 1
-    associations = {index + 1: [index + 1, tile_ispe] for index in range(len(tiles))}
+    associations = {index + 1: [config_index[index], tile_ispe] for index in range(len(tiles))}
     associations[grid_id] = [tile_ispe + 1] + list(range(tile_ispe + 2, tile_ispe + 2 + len(transforms)))
     payloads = [data for _, data in coded]
     references = [(grid_id, "dimg", [index + 1 for index in range(len(tiles))])]
@@ -86,11 +92,14 @@ def grid_file(tiles, columns, canvas, transforms=(), avif=False, thumbnail=None,
         iref = full_box("iref", 0, 0, b"".join(
             box(kind, struct.pack(">HH", source, len(targets)) + b"".join(struct.pack(">H", t) for t in targets))
             for source, kind, targets in references))
+        # Indices above 127 need the 16-bit form (flags 1).
+        wide = len(properties) > 127
         ipma_entries = b"".join(
-            struct.pack(">HB", item, len(indices)) + bytes(0x80 | index for index in indices)
+            struct.pack(">HB", item, len(indices))
+            + b"".join(struct.pack(">H", 0x8000 | index) if wide else bytes([0x80 | index]) for index in indices)
             for item, indices in sorted(associations.items()))
         iprp = box("iprp", box("ipco", b"".join(properties))
-                   + full_box("ipma", 0, 0, struct.pack(">I", len(associations)) + ipma_entries))
+                   + full_box("ipma", 0, 1 if wide else 0, struct.pack(">I", len(associations)) + ipma_entries))
         locations = []
         offset = mdat_start
         data_ids = [item for item, kind, _ in items if kind != "grid"]
