@@ -51,4 +51,34 @@ static inline int vitrine_webp_first_frame(const uint8_t *bytes, size_t size, ui
     return ok;
 }
 
+/* Tests: a lossless encode with libwebp's advanced settings (effort `method` 0-6, `quality` 0-100 trading effort for
+ * size, `exact` keeping the colour of transparent pixels), so every transform, the colour cache and meta prefix
+ * codes are reached. Returns the size written to *out (freed with WebPFree), 0 on failure. */
+static inline size_t vitrine_webp_encode_lossless(const uint8_t *rgba, int width, int height, int method,
+                                                  float quality, int exact, uint8_t **out) {
+    WebPConfig config;
+    WebPPicture picture;
+    WebPMemoryWriter writer;
+    if (!WebPConfigInit(&config) || !WebPPictureInit(&picture)) return 0;
+    config.lossless = 1;
+    config.method = method;
+    config.quality = quality;
+    config.exact = exact;
+    picture.use_argb = 1;
+    picture.width = width;
+    picture.height = height;
+    if (!WebPPictureImportRGBA(&picture, rgba, width * 4)) return 0;
+    WebPMemoryWriterInit(&writer);
+    picture.writer = WebPMemoryWrite;
+    picture.custom_ptr = &writer;
+    int ok = WebPEncode(&config, &picture);
+    WebPPictureFree(&picture);
+    if (!ok) {
+        WebPMemoryWriterClear(&writer);
+        return 0;
+    }
+    *out = writer.mem;
+    return writer.size;
+}
+
 #endif

@@ -63,6 +63,8 @@ public struct DecodePlan: Sendable, Equatable {
         case .jpeg:
             numerator = (1...8).first { Double($0) / 8 >= needed - 1e-9 } ?? 8
             decoded = scaled(header.size, numerator: numerator)
+        case .webp(let webp) where webp.decodesRowByRow:
+            break
         case .webp(let webp):
             if !webp.animated && needed < 1 {
                 decoded = Size(

@@ -265,6 +265,8 @@ public final class FrameRenderer {
                 return decompressor
             case .png(let header):
                 return try PNGRowDecoder(descriptor: file.descriptor, header: header)
+            case .webp(let header) where header.decodesRowByRow:
+                return try LosslessWebPRowDecoder(file: file, header: header)
             case .webp(let header):
                 return try WebPRowDecoder(file: file, header: header, outputSize: plan.decodedSize)
             case .heif:

@@ -13,16 +13,28 @@ public struct WebPHeader: Equatable, Sendable {
     public var iccRange: Range<Int>?
     public var exif: ExifReader.Fields?
     public var fileBytes: Int
+    /// Where a still lossless image's VP8L bitstream is in the file.
+    public var losslessData: Range<Int>?
+
+    /// A still lossless image, decoded row by row by Vitrine rather than whole by libwebp.
+    public var decodesRowByRow: Bool { lossless && !animated && losslessData != nil }
 
     /// A WebP holds a dozen chunks at most; bound the walk against crafted files.
     static let maximumChunks = 1024
     static let largestReadChunk = 1 << 20
 
-    /// Bytes libwebp keeps while decoding, besides the output: the file, which is decoded from memory; for a
-    /// lossless image its whole ARGB picture; for a lossy one a few macroblock rows of YUV and the alpha plane;
-    /// for an animation the canvas it composes the first frame on and the one it keeps of the frame before.
+    /// Bytes the decode keeps, besides the output. A still lossless image is decoded by Vitrine's own VP8L decoder
+    /// (`VP8LDecoder`): a ring of at most 2^20 pixels, a few rows, and its prefix codes (bounded). Anything else
+    /// by libwebp: the file, which it decodes from memory; for a lossless image its whole ARGB picture; for a
+    /// lossy one a few macroblock rows of YUV and the alpha plane; for an animation the canvas it composes the
+    /// first frame on and the one it keeps of the frame before.
     public var decoderWorkspaceBytes: Int {
         let pixels = size.pixelCount
+        if decodesRowByRow {
+            return Int.saturatingSum(
+                VP8LDecoder.workspaceBytes(width: size.width, pixels: pixels), VP8LDecoder.mostCodeEntries * 4 / 8,
+                256 << 10)
+        }
         var bytes = fileBytes.saturatingPlus(256 << 10)
         if lossless {
             bytes = Int.saturatingSum(bytes, pixels.saturatingTimes(4), size.width.saturatingTimes(4 * 16))
@@ -44,7 +56,7 @@ public struct WebPHeader: Equatable, Sendable {
         let riffEnd = 8 + littleEndian(start, 4, count: 4)
         var header = WebPHeader(
             size: Size(width: 0, height: 0), lossless: false, hasAlpha: false, animated: false,
-            hasICCProfile: false, iccRange: nil, exif: nil, fileBytes: fileBytes)
+            hasICCProfile: false, iccRange: nil, exif: nil, fileBytes: fileBytes, losslessData: nil)
         var canvas: Size?
         var bitstream: Size?
         var position = 12
@@ -78,6 +90,7 @@ public struct WebPHeader: Equatable, Sendable {
                 let bits = littleEndian(bytes, 1, count: 4)
                 bitstream = Size(width: bits & 0x3FFF + 1, height: (bits >> 14) & 0x3FFF + 1)
                 header.lossless = true
+                header.losslessData = payload..<payload + length
                 if bits >> 28 & 1 != 0 { header.hasAlpha = true }
             case "ANMF" where bitstream == nil:
                 // The first frame's bitstream tells lossy or lossless; its size is the canvas's business.

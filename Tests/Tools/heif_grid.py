@@ -6,7 +6,11 @@ row order, and the grid's transformative properties (`irot`, `imir`, `clap`) in 
 import io
 import struct
 
+import pillow_heif
 from PIL import Image
+
+pillow_heif.register_heif_opener()
+pillow_heif.register_avif_opener()
 
 def box(kind, payload):
     return struct.pack(">I4s", 8 + len(payload), kind.encode()) + payload

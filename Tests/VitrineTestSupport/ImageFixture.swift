@@ -106,6 +106,33 @@ public enum ImageFixture {
         return Array(UnsafeBufferPointer(start: output, count: length))
     }
 
+    /// Encodes RGBA pixels as a lossless WebP with libwebp's advanced settings: effort `method` (0 to 6), `quality`
+    /// (effort against size), `exact` (keep the colour under transparent pixels).
+    public static func losslessWebP(rgba: [UInt8], size: Size, method: Int, quality: Float, exact: Bool = false)
+        throws -> [UInt8]
+    {
+        var output: UnsafeMutablePointer<UInt8>?
+        let length = rgba.withUnsafeBufferPointer { buffer in
+            vitrine_webp_encode_lossless(
+                buffer.baseAddress, Int32(size.width), Int32(size.height), Int32(method), quality, exact ? 1 : 0,
+                &output)
+        }
+        guard length > 0, let output else { throw EncodeError(description: "libwebp could not encode") }
+        defer { WebPFree(output) }
+        return Array(UnsafeBufferPointer(start: output, count: length))
+    }
+
+    /// libwebp's own decode of a WebP, as RGBA: the reference a decoder of Vitrine's is checked against.
+    public static func decodeWebP(_ bytes: [UInt8]) throws -> (rgba: [UInt8], size: Size) {
+        var width: Int32 = 0
+        var height: Int32 = 0
+        guard let pixels = bytes.withUnsafeBufferPointer({ WebPDecodeRGBA($0.baseAddress, $0.count, &width, &height) })
+        else { throw EncodeError(description: "libwebp could not decode") }
+        defer { WebPFree(pixels) }
+        let size = Size(width: Int(width), height: Int(height))
+        return (Array(UnsafeBufferPointer(start: pixels, count: size.pixelCount * 4)), size)
+    }
+
     /// A simple WebP (one VP8 or VP8L chunk) rewrapped as an extended one: a VP8X header with the alpha and EXIF
     /// flags as asked, the bitstream, then an EXIF chunk holding `exif` (a TIFF structure), as phones write them.
     public static func extendedWebP(_ simple: [UInt8], size: Size, alpha: Bool, exif: [UInt8]?) -> [UInt8] {
