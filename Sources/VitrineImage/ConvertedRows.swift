@@ -36,9 +36,20 @@ final class ConvertedRows: RowDecoder {
     var colorProfile: ColorProfile? { decoder.colorProfile }
     func finish() -> String? { decoder.finish() }
 
+    /// When the decoder leaves work for the resampling thread, the conversion follows it there: it needs the
+    /// finished row.
+    var finisher: RowFinisher? {
+        guard let inner = decoder.finisher else { return nil }
+        let (convert, width) = (self.convert, outputSize.width)
+        return RowFinisher { row, pixels in
+            inner.finish(row, pixels)
+            convert(pixels, width)
+        }
+    }
+
     func read(into rows: [UnsafeMutablePointer<UInt8>]) -> Result<Int, RowDecodeFailure> {
         let result = decoder.read(into: rows)
-        if case .success(let count) = result {
+        if decoder.finisher == nil, case .success(let count) = result {
             for row in rows.prefix(count) { convert(row, outputSize.width) }
         }
         return result

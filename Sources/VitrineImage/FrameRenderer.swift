@@ -177,8 +177,19 @@ public final class FrameRenderer {
         let rowBytes = plan.decodedSize.width * 4
         let pipe = RowPipe(rowBytes: rowBytes, capacity: DecodePlan.pipeRows)
         let outputRows = plan.outputSize.height
+        let finisher = decoder.finisher
         let consumer = JoinableThread {
-            _ = job.run(rows: 0..<outputRows) { pipe.row($0) }
+            var finishedBefore = 0
+            _ = job.run(rows: 0..<outputRows) { wanted in
+                guard let finisher else { return pipe.row(wanted) }
+                // Each row finished once, in order, however often the filter asks for it.
+                while finishedBefore <= wanted {
+                    guard let row = pipe.row(finishedBefore) else { return nil }
+                    finisher.finish(finishedBefore, UnsafeMutablePointer(mutating: row))
+                    finishedBefore += 1
+                }
+                return pipe.row(wanted)
+            }
             pipe.finishConsuming()
         }
         var failure: String?

@@ -1,8 +1,9 @@
 import VitrineCore
 
 /// A still lossless WebP decoded row by row by `VP8LDecoder`, at full size (the resampler reduces it): the coded
-/// data is read from the file as it is needed and the picture is never held whole. Rows come as BGRA, straight
-/// alpha, as the format stores them.
+/// data is read from the file as it is needed and the picture is never held whole. The decoding thread
+/// entropy-decodes; the inverse transforms run on the resampling thread (`finisher`), so a lossless photo keeps
+/// both cores busy. Rows come as BGRA, straight alpha, as the format stores them.
 final class LosslessWebPRowDecoder: RowDecoder {
     let outputSize: Size
     var rowBatch: Int { 16 }
@@ -32,11 +33,19 @@ final class LosslessWebPRowDecoder: RowDecoder {
         outputSize = header.size
     }
 
+    var finisher: RowFinisher? {
+        let decoder = self.decoder
+        return RowFinisher { row, pixels in
+            decoder.finish(row: row, pixels: UnsafeMutableRawPointer(pixels).assumingMemoryBound(to: UInt32.self))
+        }
+    }
+
     func read(into rows: [UnsafeMutablePointer<UInt8>]) -> Result<Int, RowDecodeFailure> {
         var count = 0
         for destination in rows {
             do {
-                try decoder.nextRow(into: UnsafeMutableRawPointer(destination).assumingMemoryBound(to: UInt32.self))
+                try decoder.nextCodedRow(
+                    into: UnsafeMutableRawPointer(destination).assumingMemoryBound(to: UInt32.self))
             } catch {
                 return .failure(RowDecodeFailure(message: "lossless WebP: \(error.message)"))
             }

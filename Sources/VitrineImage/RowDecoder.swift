@@ -15,10 +15,24 @@ protocol RowDecoder: AnyObject {
     var warning: String? { get }
     /// The colour space the file declares, when the decoder reads it (nil: untagged, or read elsewhere).
     var colorProfile: ColorProfile? { get }
+    /// Work left on each row after `read`, done on the resampling thread (so the two threads share a slow
+    /// decode): applied once to every row, in order, in place, before the row is resampled. Nil: none.
+    var finisher: RowFinisher? { get }
 }
 
 extension RowDecoder {
     var colorProfile: ColorProfile? { nil }
+    var finisher: RowFinisher? { nil }
+}
+
+/// What is left to do on a decoded row: `finish(row, pixels)`, called on the resampling thread for rows 0, 1,
+/// 2, ... in turn.
+final class RowFinisher: @unchecked Sendable {
+    // @unchecked: `finish` and what it captures are used by the resampling thread alone while the decode runs;
+    // the decoding thread only hands the rows over through `RowPipe`, which orders the two.
+    let finish: (Int, UnsafeMutablePointer<UInt8>) -> Void
+
+    init(_ finish: @escaping (Int, UnsafeMutablePointer<UInt8>) -> Void) { self.finish = finish }
 }
 
 struct RowDecodeFailure: Error {

@@ -14,12 +14,19 @@ struct VP8LError: Error {
 
 /// The bits of a VP8L bitstream, least significant first (RFC 9649, 3.2), read from the file 64 KiB at a time so
 /// the coded data is never held whole. Past the end of the data it gives zeros and counts them: a decode that used
-/// any is a truncated file.
-final class VP8LBitReader {
+/// any is a truncated file. A value passed `inout` through the decode, so its hot fields live in registers.
+struct VP8LBitReader {
+    /// The file buffer, freed with the last copy of the reader.
+    final class Storage {
+        let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: VP8LBitReader.bufferBytes)
+        deinit { bytes.deallocate() }
+    }
+
+    private let storage = Storage()
+    private let buffer: UnsafeMutablePointer<UInt8>
     private let descriptor: Int32
     private var next: Int
     private let end: Int
-    private let buffer: UnsafeMutablePointer<UInt8>
     private var bufferCount = 0
     private var bufferPosition = 0
     private var bits: UInt64 = 0
@@ -35,15 +42,13 @@ final class VP8LBitReader {
         self.descriptor = descriptor
         next = range.lowerBound
         end = range.upperBound
-        buffer = .allocate(capacity: Self.bufferBytes)
+        buffer = storage.bytes
     }
-
-    deinit { buffer.deallocate() }
 
     /// Whether the decode has used bits past the end of the data.
     var overran: Bool { padding > count }
 
-    private func refill() {
+    private mutating func refill() {
         bufferPosition = 0
         bufferCount = 0
         while next < end {
@@ -62,7 +67,17 @@ final class VP8LBitReader {
         }
     }
 
-    @inline(__always) private func fill() {
+    @inline(__always) private mutating func fill() {
+        if bufferCount - bufferPosition >= 8 {
+            // Eight bytes at once; only the whole bytes that fit above the bits held are taken.
+            let word = UInt64(
+                littleEndian: UnsafeRawPointer(buffer + bufferPosition).loadUnaligned(as: UInt64.self))
+            bits |= word << UInt64(count)
+            let taken = (63 - count) >> 3
+            bufferPosition += taken
+            count += taken * 8
+            return
+        }
         while count <= 56 {
             if bufferPosition == bufferCount { refill() }
             if bufferPosition < bufferCount {
@@ -76,7 +91,7 @@ final class VP8LBitReader {
     }
 
     /// The next `n` bits (n <= 32).
-    @inline(__always) func read(_ n: Int) -> Int {
+    @inline(__always) mutating func read(_ n: Int) -> Int {
         if count < n { fill() }
         let value = Int(truncatingIfNeeded: bits & ((1 << UInt64(n)) - 1))
         bits >>= UInt64(n)
@@ -85,12 +100,12 @@ final class VP8LBitReader {
     }
 
     /// The next 15 bits without using them (a prefix code's longest).
-    @inline(__always) func peek15() -> Int {
+    @inline(__always) mutating func peek15() -> Int {
         if count < 15 { fill() }
         return Int(truncatingIfNeeded: bits & 0x7FFF)
     }
 
-    @inline(__always) func skip(_ n: Int) {
+    @inline(__always) mutating func skip(_ n: Int) {
         bits >>= UInt64(n)
         count -= n
     }
@@ -175,10 +190,15 @@ struct VP8LPrefixCode {
     }
 
     /// The next symbol.
-    @inline(__always) func decode(_ reader: VP8LBitReader) -> Int {
+    @inline(__always) func decode(_ reader: inout VP8LBitReader) -> Int {
+        table.withUnsafeBufferPointer { Self.decode($0.baseAddress.unsafelyUnwrapped, &reader) }
+    }
+
+    /// The next symbol of the code whose table starts at `table` (as `copy(into:)` put it there).
+    @inline(__always) static func decode(_ table: UnsafePointer<UInt32>, _ reader: inout VP8LBitReader) -> Int {
         let bits = reader.peek15()
         var entry = table[bits & 0xFF]
-        if entry & Self.link != 0 {
+        if entry & link != 0 {
             let extra = Int(entry >> 16 & 0xFF)
             entry = table[Int(entry & 0xFFFF) + (bits >> 8 & ((1 << extra) - 1))]
         }
@@ -189,8 +209,14 @@ struct VP8LPrefixCode {
     /// Entries held, for the memory the codes take.
     var entryCount: Int { table.count }
 
+    /// Copies the table to `destination` (`entryCount` entries), where `decode(_:_:)` reads it without the
+    /// reference counting an array in a loop costs.
+    func copy(into destination: UnsafeMutablePointer<UInt32>) {
+        table.withUnsafeBufferPointer { destination.update(from: $0.baseAddress.unsafelyUnwrapped, count: $0.count) }
+    }
+
     /// Reads a prefix code for an alphabet of `size` symbols (RFC 9649, 3.7.2.1: simple and normal codes).
-    static func read(_ reader: VP8LBitReader, alphabet size: Int) throws(VP8LError) -> VP8LPrefixCode {
+    static func read(_ reader: inout VP8LBitReader, alphabet size: Int) throws(VP8LError) -> VP8LPrefixCode {
         var lengths = [UInt8](repeating: 0, count: size)
         if reader.read(1) == 1 {
             let symbols = reader.read(1) + 1
@@ -218,7 +244,7 @@ struct VP8LPrefixCode {
             var previous: UInt8 = 8
             while symbol < size && remaining > 0 {
                 remaining -= 1
-                let length = lengthCode.decode(reader)
+                let length = lengthCode.decode(&reader)
                 if length < 16 {
                     lengths[symbol] = UInt8(length)
                     symbol += 1

@@ -9,10 +9,9 @@ final class VP8LDecoder {
     let width: Int
     let height: Int
     let hasAlpha: Bool
-    private let reader: VP8LBitReader
+    private var reader: VP8LBitReader
     private let transforms: [VP8LTransform]
     private let image: VP8LImage
-    private let scratch: [UnsafeMutablePointer<UInt32>]
     private var row = 0
 
     /// The longest backward distance a VP8L bitstream can code (the largest distance prefix value, less the 120
@@ -21,10 +20,10 @@ final class VP8LDecoder {
     static let longestCopy = 4096
 
     /// The bytes the decode holds for an image `width` pixels wide of `pixels` pixels, besides its prefix codes
-    /// (which `codeBytes` bounds): the ring, the rows the transforms work in, the file buffer.
+    /// (bounded by `mostCodeEntries`): the ring, the predictor's row, the file buffer.
     static func workspaceBytes(width: Int, pixels: Int) -> Int {
         let ring = min(pixels, longestDistance + 3 * width + longestCopy)
-        return Int.saturatingSum(ring.saturatingTimes(4), width.saturatingTimes(4 * 8), VP8LBitReader.bufferBytes)
+        return Int.saturatingSum(ring.saturatingTimes(4), width.saturatingTimes(4 * 2), VP8LBitReader.bufferBytes)
     }
 
     /// Prefix codes are bounded to this many table entries (4 bytes each); libwebp's encoder makes far fewer.
@@ -32,7 +31,7 @@ final class VP8LDecoder {
 
     /// Reads the header, transforms and prefix codes of the VP8L bitstream at `range` of the file `descriptor`.
     init(descriptor: Int32, range: Range<Int>) throws(VP8LError) {
-        reader = VP8LBitReader(descriptor: descriptor, range: range)
+        var reader = VP8LBitReader(descriptor: descriptor, range: range)
         guard reader.read(8) == 0x2F else { throw VP8LError("no VP8L signature") }
         width = reader.read(14) + 1
         height = reader.read(14) + 1
@@ -45,7 +44,7 @@ final class VP8LDecoder {
             let kind = reader.read(2)
             guard !transforms.contains(where: { $0.kind == kind }) else { throw VP8LError("a transform given twice") }
             let transform = try VP8LTransform(
-                kind: kind, width: codedWidth, height: height, reader: reader, codeEntries: &entries)
+                kind: kind, width: codedWidth, height: height, reader: &reader, codeEntries: &entries)
             codedWidth = transform.codedWidth
             transforms.append(transform)
         }
@@ -54,13 +53,10 @@ final class VP8LDecoder {
             codedWidth * height,
             (Self.longestDistance + 3 * codedWidth + Self.longestCopy + codedWidth - 1) / codedWidth * codedWidth)
         image = try VP8LImage(
-            reader: reader, width: codedWidth, height: height, topLevel: true, capacity: ring, codeEntries: &entries)
-        let rowWidth = max(codedWidth, self.width)
-        scratch = (0..<2).map { _ in .allocate(capacity: rowWidth) }
+            reader: &reader, width: codedWidth, height: height, topLevel: true, capacity: ring, codeEntries: &entries)
+        self.reader = reader
         guard !reader.overran else { throw VP8LError("the file ends inside the header (truncated)") }
     }
-
-    deinit { scratch.forEach { $0.deallocate() } }
 
     /// What the bitstream uses, for tests that a fixture reaches a part of the format: the transforms in order,
     /// whether the picture has meta prefix codes, its colour cache bits.
@@ -70,19 +66,26 @@ final class VP8LDecoder {
 
     /// Decodes the next row into `output`, `width` pixels of ARGB (in memory B, G, R, A: Vitrine's BGRA).
     func nextRow(into output: UnsafeMutablePointer<UInt32>) throws(VP8LError) {
+        let y = row
+        try nextCodedRow(into: output)
+        finish(row: y, pixels: output)
+    }
+
+    /// Entropy-decodes the next row into `output` as coded (`codedWidth` pixels, before the inverse transforms);
+    /// `finish` then makes it the picture's row. The two may run on different threads, each in row order.
+    func nextCodedRow(into output: UnsafeMutablePointer<UInt32>) throws(VP8LError) {
         guard row < height else { throw VP8LError("no row \(row) in a picture \(height) high") }
-        try image.decode(until: (row + 1) * image.width)
+        try image.decode(until: (row + 1) * image.width, reader: &reader)
         if reader.overran { throw VP8LError("the file ends before the picture does (truncated)") }
-        var input = UnsafePointer(image.row(row))
-        var target = 0
-        for (index, transform) in transforms.enumerated().reversed() {
-            let destination = index == 0 ? output : scratch[target]
-            transform.invert(row: row, input: input, output: destination)
-            input = UnsafePointer(destination)
-            target ^= 1
-        }
-        if transforms.isEmpty { output.update(from: input, count: width) }
+        output.update(from: image.row(row), count: image.width)
         row += 1
+    }
+
+    /// Runs coded row `row` (in `pixels`, room for `width`) through the inverse transforms, in place.
+    func finish(row: Int, pixels: UnsafeMutablePointer<UInt32>) {
+        for transform in transforms.reversed() {
+            transform.invert(row: row, input: UnsafePointer(pixels), output: pixels)
+        }
     }
 }
 
@@ -94,19 +97,19 @@ final class VP8LImage {
     let height: Int
     let pixels: UnsafeMutablePointer<UInt32>
     private let capacity: Int
-    private let reader: VP8LBitReader
-    private let groups: [VP8LPrefixCode]
+    /// Every prefix code's table, one after another; `starts` says where each group's five begin.
+    private let tables: UnsafeMutablePointer<UInt32>
+    private let starts: UnsafeMutablePointer<Int>
     private let metaBits: Int
     private let metaWidth: Int
-    private let meta: [UInt16]
+    private let meta: UnsafeMutablePointer<UInt16>?
     private let cacheBits: Int
     private let cache: UnsafeMutablePointer<UInt32>
     private(set) var position = 0
 
     init(
-        reader: VP8LBitReader, width: Int, height: Int, topLevel: Bool, capacity: Int, codeEntries: inout Int
+        reader: inout VP8LBitReader, width: Int, height: Int, topLevel: Bool, capacity: Int, codeEntries: inout Int
     ) throws(VP8LError) {
-        self.reader = reader
         self.width = width
         self.height = height
         self.capacity = capacity
@@ -122,20 +125,22 @@ final class VP8LImage {
             metaWidth = (width + (1 << metaBits) - 1) >> metaBits
             let metaHeight = (height + (1 << metaBits) - 1) >> metaBits
             let codes = try VP8LImage.whole(
-                reader: reader, width: metaWidth, height: metaHeight, codeEntries: &codeEntries)
-            meta = codes.map { UInt16(truncatingIfNeeded: $0 >> 8) }
-            groupCount = Int(meta.max() ?? 0) + 1
+                reader: &reader, width: metaWidth, height: metaHeight, codeEntries: &codeEntries)
+            let indices = UnsafeMutablePointer<UInt16>.allocate(capacity: max(1, codes.count))
+            for (index, code) in codes.enumerated() { indices[index] = UInt16(truncatingIfNeeded: code >> 8) }
+            meta = indices
+            groupCount = Int(codes.lazy.map { $0 >> 8 & 0xFFFF }.max() ?? 0) + 1
         } else {
             metaBits = 0
             metaWidth = 0
-            meta = []
+            meta = nil
         }
         let alphabets = [256 + 24 + (cacheBits > 0 ? 1 << cacheBits : 0), 256, 256, 256, 40]
         var groups: [VP8LPrefixCode] = []
         groups.reserveCapacity(groupCount * 5)
         for _ in 0..<groupCount {
             for alphabet in alphabets {
-                let code = try VP8LPrefixCode.read(reader, alphabet: alphabet)
+                let code = try VP8LPrefixCode.read(&reader, alphabet: alphabet)
                 codeEntries += code.entryCount
                 guard codeEntries <= VP8LDecoder.mostCodeEntries else {
                     throw VP8LError("prefix codes beyond \(VP8LDecoder.mostCodeEntries) entries")
@@ -144,7 +149,14 @@ final class VP8LImage {
             }
             guard !reader.overran else { throw VP8LError("the file ends inside the prefix codes (truncated)") }
         }
-        self.groups = groups
+        tables = .allocate(capacity: max(1, groups.reduce(0) { $0 + $1.entryCount }))
+        starts = .allocate(capacity: groups.count)
+        var offset = 0
+        for (index, code) in groups.enumerated() {
+            starts[index] = offset
+            code.copy(into: tables + offset)
+            offset += code.entryCount
+        }
         pixels = .allocate(capacity: max(1, capacity))
         cache = .allocate(capacity: 1 << cacheBits)
         cache.initialize(repeating: 0, count: 1 << cacheBits)
@@ -153,19 +165,22 @@ final class VP8LImage {
     deinit {
         pixels.deallocate()
         cache.deallocate()
+        tables.deallocate()
+        starts.deallocate()
+        meta?.deallocate()
     }
 
-    var hasMetaCodes: Bool { !meta.isEmpty }
+    var hasMetaCodes: Bool { meta != nil }
     var colorCacheBits: Int { cacheBits }
 
     /// A small image decoded whole (a transform's or the meta codes' own).
-    static func whole(reader: VP8LBitReader, width: Int, height: Int, codeEntries: inout Int) throws(VP8LError)
-        -> [UInt32]
+    static func whole(reader: inout VP8LBitReader, width: Int, height: Int, codeEntries: inout Int)
+        throws(VP8LError) -> [UInt32]
     {
         let image = try VP8LImage(
-            reader: reader, width: width, height: height, topLevel: false, capacity: width * height,
+            reader: &reader, width: width, height: height, topLevel: false, capacity: width * height,
             codeEntries: &codeEntries)
-        try image.decode(until: width * height)
+        try image.decode(until: width * height, reader: &reader)
         return Array(UnsafeBufferPointer(start: image.pixels, count: width * height))
     }
 
@@ -173,7 +188,7 @@ final class VP8LImage {
     func row(_ y: Int) -> UnsafeMutablePointer<UInt32> { pixels + (y * width) % capacity }
 
     /// Decodes pixels until at least `target` are made (a backward reference may make a few more).
-    func decode(until target: Int) throws(VP8LError) {
+    func decode(until target: Int, reader: inout VP8LBitReader) throws(VP8LError) {
         let total = width * height
         let end = min(target, total)
         var position = self.position
@@ -187,21 +202,31 @@ final class VP8LImage {
             position += 1
             if hasCache { cache[Int((argb &* 0x1E35_A7BD) >> cacheShift)] = argb }
         }
-        var group = 0
+        var group = tables
+        var red = tables
+        var blue = tables
+        var alpha = tables
+        var distances = tables
+        @inline(__always) func select(_ index: Int) {
+            let first = index * 5
+            (group, red, blue) = (tables + starts[first], tables + starts[first + 1], tables + starts[first + 2])
+            (alpha, distances) = (tables + starts[first + 3], tables + starts[first + 4])
+        }
+        select(0)
         while position < end {
-            if !meta.isEmpty {
+            if let meta {
                 let (y, x) = position.quotientAndRemainder(dividingBy: width)
-                group = Int(meta[(y >> metaBits) * metaWidth + (x >> metaBits)]) * 5
+                select(Int(meta[(y >> metaBits) * metaWidth + (x >> metaBits)]))
             }
-            let green = groups[group].decode(reader)
+            let green = VP8LPrefixCode.decode(group, &reader)
             if green < 256 {
-                let red = groups[group + 1].decode(reader)
-                let blue = groups[group + 2].decode(reader)
-                let alpha = groups[group + 3].decode(reader)
+                let red = VP8LPrefixCode.decode(red, &reader)
+                let blue = VP8LPrefixCode.decode(blue, &reader)
+                let alpha = VP8LPrefixCode.decode(alpha, &reader)
                 emit(UInt32(alpha) << 24 | UInt32(red) << 16 | UInt32(green) << 8 | UInt32(blue))
             } else if green < 280 {
-                let length = Self.prefixValue(green - 256, reader)
-                let code = Self.prefixValue(groups[group + 4].decode(reader), reader)
+                let length = Self.prefixValue(green - 256, &reader)
+                let code = Self.prefixValue(VP8LPrefixCode.decode(distances, &reader), &reader)
                 let distance = Self.distance(code, width: width)
                 // The ring holds every distance the format can code, and the row in use besides.
                 guard distance <= position, distance <= capacity else {
@@ -226,7 +251,7 @@ final class VP8LImage {
     }
 
     /// A length or distance prefix code's value (RFC 9649, 5.2.2).
-    @inline(__always) static func prefixValue(_ symbol: Int, _ reader: VP8LBitReader) -> Int {
+    @inline(__always) static func prefixValue(_ symbol: Int, _ reader: inout VP8LBitReader) -> Int {
         if symbol < 4 { return symbol + 1 }
         let extra = (symbol - 2) >> 1
         return ((2 + (symbol & 1)) << extra) + reader.read(extra) + 1

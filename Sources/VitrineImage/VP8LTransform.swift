@@ -27,7 +27,7 @@ struct VP8LTransform {
         deinit { pixels.deallocate() }
     }
 
-    init(kind: Int, width: Int, height: Int, reader: VP8LBitReader, codeEntries: inout Int) throws(VP8LError) {
+    init(kind: Int, width: Int, height: Int, reader: inout VP8LBitReader, codeEntries: inout Int) throws(VP8LError) {
         self.kind = kind
         self.width = width
         switch kind {
@@ -35,14 +35,15 @@ struct VP8LTransform {
             bits = reader.read(3) + 2
             blocksWide = (width + (1 << bits) - 1) >> bits
             let blocksHigh = (height + (1 << bits) - 1) >> bits
-            data = try VP8LImage.whole(reader: reader, width: blocksWide, height: blocksHigh, codeEntries: &codeEntries)
+            data = try VP8LImage.whole(
+                reader: &reader, width: blocksWide, height: blocksHigh, codeEntries: &codeEntries)
             codedWidth = width
             previousRow = kind == 0 ? RowBuffer(width: width) : nil
         case 2:
             (bits, blocksWide, data, codedWidth, previousRow) = (0, 0, [], width, nil)
         default:
             let size = reader.read(8) + 1
-            var table = try VP8LImage.whole(reader: reader, width: size, height: 1, codeEntries: &codeEntries)
+            var table = try VP8LImage.whole(reader: &reader, width: size, height: 1, codeEntries: &codeEntries)
             // Coded as differences from the entry before, channel by channel.
             for index in 1..<max(1, size) { table[index] = Self.add(table[index], table[index - 1]) }
             table += [UInt32](repeating: 0, count: 256 - size)
@@ -66,7 +67,8 @@ struct VP8LTransform {
 
     @inline(__always) static func channel(_ value: UInt32, _ shift: UInt32) -> Int { Int(value >> shift & 0xFF) }
 
-    /// Turns coded row `row` (`codedWidth` pixels) into the row before this transform (`width` pixels).
+    /// Turns coded row `row` (`codedWidth` pixels) into the row before this transform (`width` pixels). `output`
+    /// may be `input`: each pixel is read before it is written, and a packed row is unpacked from its end.
     func invert(row: Int, input: UnsafePointer<UInt32>, output: UnsafeMutablePointer<UInt32>) {
         switch kind {
         case 0: invertPredictor(row: row, input: input, output: output)
@@ -98,7 +100,7 @@ struct VP8LTransform {
             let perPixel = 8 >> bits
             let mask = (1 << perPixel) - 1
             let lanes = (1 << bits) - 1
-            for x in 0..<width {
+            for x in (0..<width).reversed() {
                 let packed = Int(input[x >> bits] >> 8 & 0xFF)
                 output[x] = data[packed >> ((x & lanes) * perPixel) & mask]
             }
@@ -110,17 +112,44 @@ struct VP8LTransform {
         if row == 0 {
             output[0] = Self.add(input[0], 0xFF00_0000)
             for x in 1..<max(1, width) { output[x] = Self.add(input[x], output[x - 1]) }
-        } else {
-            output[0] = Self.add(input[0], previous[0])
-            for x in 1..<max(1, width) {
-                let mode = Int(data[(row >> bits) * blocksWide + (x >> bits)] >> 8 & 0xF)
-                let left = output[x - 1]
-                let top = previous[x]
-                let topLeft = previous[x - 1]
+            previous.update(from: output, count: width)
+            return
+        }
+        output[0] = Self.add(input[0], previous[0])
+        // One mode per block: the mode is chosen once for each run of pixels, not for every pixel.
+        let blockRow = (row >> bits) * blocksWide
+        var x = 1
+        while x < width {
+            let runEnd = min(width, ((x >> bits) + 1) << bits)
+            let mode = Int(data[blockRow + (x >> bits)] >> 8 & 0xF)
+            @inline(__always) func run(_ predict: (UInt32, UInt32, UInt32, UInt32) -> UInt32) {
                 // The last column's top-right is the first pixel of this row, as the rows lie in memory.
-                let topRight = x + 1 < width ? previous[x + 1] : output[0]
-                output[x] = Self.add(
-                    input[x], Self.predict(mode, left: left, top: top, topLeft: topLeft, topRight: topRight))
+                let last = runEnd == width ? runEnd - 1 : runEnd
+                while x < last {
+                    output[x] = Self.add(input[x], predict(output[x - 1], previous[x], previous[x - 1], previous[x + 1]))
+                    x += 1
+                }
+                if x < runEnd {
+                    output[x] = Self.add(input[x], predict(output[x - 1], previous[x], previous[x - 1], output[0]))
+                    x += 1
+                }
+            }
+            switch mode {
+            case 1: run { left, _, _, _ in left }
+            case 2: run { _, top, _, _ in top }
+            case 3: run { _, _, _, topRight in topRight }
+            case 4: run { _, _, topLeft, _ in topLeft }
+            case 5: run { left, top, _, topRight in Self.average(Self.average(left, topRight), top) }
+            case 6: run { left, _, topLeft, _ in Self.average(left, topLeft) }
+            case 7: run { left, top, _, _ in Self.average(left, top) }
+            case 8: run { _, top, topLeft, _ in Self.average(topLeft, top) }
+            case 9: run { _, top, _, topRight in Self.average(top, topRight) }
+            case 10:
+                run { left, top, topLeft, topRight in
+                    Self.average(Self.average(left, topLeft), Self.average(top, topRight))
+                }
+            case 11...13: run { Self.predict(mode, left: $0, top: $1, topLeft: $2, topRight: $3) }
+            default: run { _, _, _, _ in 0xFF00_0000 }
             }
         }
         previous.update(from: output, count: width)
@@ -142,29 +171,26 @@ struct VP8LTransform {
         case 10: return average(average(left, topLeft), average(top, topRight))
         case 11:
             // The neighbour nearer (in Manhattan distance over the channels) to left + top - top-left.
-            var towardTop = 0
-            for shift: UInt32 in [0, 8, 16, 24] {
-                towardTop +=
-                    abs(channel(left, shift) - channel(topLeft, shift))
-                    - abs(channel(top, shift) - channel(topLeft, shift))
+            @inline(__always) func distance(_ a: UInt32, _ b: UInt32, _ shift: UInt32) -> Int {
+                abs(channel(a, shift) - channel(b, shift))
             }
+            let towardTop =
+                distance(left, topLeft, 0) + distance(left, topLeft, 8) + distance(left, topLeft, 16)
+                + distance(left, topLeft, 24) - distance(top, topLeft, 0) - distance(top, topLeft, 8)
+                - distance(top, topLeft, 16) - distance(top, topLeft, 24)
             return towardTop <= 0 ? top : left
         case 12:
-            var result: UInt32 = 0
-            for shift: UInt32 in [0, 8, 16, 24] {
-                let value = channel(left, shift) + channel(top, shift) - channel(topLeft, shift)
-                result |= UInt32(min(255, max(0, value))) << shift
+            @inline(__always) func full(_ shift: UInt32) -> UInt32 {
+                UInt32(min(255, max(0, channel(left, shift) + channel(top, shift) - channel(topLeft, shift)))) << shift
             }
-            return result
+            return full(0) | full(8) | full(16) | full(24)
         case 13:
             let mean = average(left, top)
-            var result: UInt32 = 0
-            for shift: UInt32 in [0, 8, 16, 24] {
+            @inline(__always) func half(_ shift: UInt32) -> UInt32 {
                 let a = channel(mean, shift)
-                let value = a + (a - channel(topLeft, shift)) / 2
-                result |= UInt32(min(255, max(0, value))) << shift
+                return UInt32(min(255, max(0, a + (a - channel(topLeft, shift)) / 2))) << shift
             }
-            return result
+            return half(0) | half(8) | half(16) | half(24)
         default: return 0xFF00_0000
         }
     }

@@ -96,7 +96,9 @@ def main():
         profile_id = re.search(r"\(profile ([^,]+),", idle_output)
         vm.spawn("play", f"exec {vitrine} play --config /share/lib.json --stats --exit-after {args.slides}")
         # Renditions beside the show, as a board makes them for a library copied onto it.
-        profiles = f" --profiles {profile_id.group(1)}" if profile_id else " --profiles hdmi-1080p"
+        # A panel the table does not know plays with a profile made from its size; hdmi-1080p has the same canvas.
+        known = profile_id and not profile_id.group(1).startswith("fallback-")
+        profiles = f" --profiles {profile_id.group(1)}" if known else " --profiles hdmi-1080p"
         vm.spawn("renditions", f"exec nice -n 19 {vitrine} renditions --config /share/lib.json --jobs 1{profiles}")
         status, output = vm.wait("play", timeout=1800)
         renditions_status, renditions_output = vm.wait("renditions", timeout=1800)
@@ -138,6 +140,7 @@ def main():
         record(bool(rss) and idle_kib is not None and peak <= limit_mib + idle_mib,
                f"peak RSS {peak:.1f} MiB <= budget {limit_mib:.1f} MiB + the idle player's {idle_mib:.1f} MiB")
         if not all(results):
+            print("\n".join(skipped[:10]))
             print(output[-3000:])
     return summary()
 

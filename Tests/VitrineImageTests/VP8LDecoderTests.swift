@@ -61,9 +61,9 @@ import VitrineTestSupport
         let ours = try decode(bytes)
         #expect(ours.size == reference.size, sourceLocation: sourceLocation)
         let first = zip(ours.rgba, reference.rgba).enumerated().first { $0.element.0 != $0.element.1 }?.offset
-        let where_ = first.map { "byte \($0) (pixel \($0 / 4))" } ?? "none"
+        let location = first.map { "byte \($0) (pixel \($0 / 4))" } ?? "none"
         #expect(
-            first == nil, "\(size) method \(method) quality \(quality): first difference at \(where_)",
+            first == nil, "\(size) method \(method) quality \(quality): first difference at \(location)",
             sourceLocation: sourceLocation)
         return ours.features
     }
