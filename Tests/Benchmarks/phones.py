@@ -84,6 +84,7 @@ def main():
     parser.add_argument("--panel", default="1920x1080")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--cache", default=".build/bench-phones")
+    parser.add_argument("--before", help="another vitrine binary (an earlier release) measured the same way")
     parser.add_argument("photo")
     args = parser.parse_args()
     if formats.pillow_heif is None:
@@ -95,7 +96,8 @@ def main():
     print(f"phones.py: from {os.path.basename(args.photo)}; panel {args.panel}, {args.runs} runs each; "
           f"frame {frame_mib:.1f} MiB; reference: pillow-heif for HEIC and AVIF, vipsthumbnail for the rest")
     print(f"{'photo':<17}{'size':>12} {'reduction':>10} {'vitrine ms':>11} {'ref ms':>9} {'v/ref':>6}"
-          f" {'vips ms':>9} {'above process MiB':>18} {'target':>7} {'ref above':>10}")
+          f" {'vips ms':>9} {'above process MiB':>18} {'target':>7} {'ref above':>10}"
+          + (f" {'before ms':>10} {'before above':>13}" if args.before else ""))
     failed = []
     scratch = os.path.join(args.cache, "out")
     os.makedirs(scratch, exist_ok=True)
@@ -122,9 +124,20 @@ def main():
                                              os.path.join(scratch, "vips-%s.jpg")])
         above = (peak - base) / 1024
         target = frame_mib + 16
+        before = ""
+        if args.before:
+            try:
+                before_ms, _ = formats.vitrine_median_ms(args.before, path, args.panel, args.runs)
+                before_base = formats.peak_rss_kib(
+                    [args.before, "render", tiny[suffix], "--panel", args.panel, "--output", out])
+                before_peak = formats.peak_rss_kib(
+                    [args.before, "render", path, "--panel", args.panel, "--max-megapixels", "1000", "--output", out])
+                before = f" {before_ms:>10.1f} {(before_peak - before_base) / 1024:>13.1f}"
+            except Exception:  # noqa: BLE001 (an earlier release may refuse the photo: that is the figure)
+                before = f" {'refused':>10} {'-':>13}"
         print(f"{kind:<17}{size:>12} {reduction:>10} {vitrine_ms:>11.1f} {reference_ms:>9.1f}"
               f" {vitrine_ms / reference_ms:>6.2f} {vips_ms:>9.1f} {above:>18.1f} {target:>7.1f}"
-              f" {(ref_peak - ref_base) / 1024:>10.1f}", flush=True)
+              f" {(ref_peak - ref_base) / 1024:>10.1f}{before}", flush=True)
         if above > target:
             failed.append(f"{kind}: {above:.1f} MiB above the process, over the frame plus 16 MiB ({target:.1f})")
         if vitrine_ms > reference_ms:
