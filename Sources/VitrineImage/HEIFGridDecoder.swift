@@ -120,14 +120,25 @@ private final class BandJob: @unchecked Sendable {
     let band: TileBand
     let handles: [OpaquePointer]
     let tileSize: Size
-    private(set) var failures: [String?]
+    /// One entry per tile, each written by its lane alone: a buffer, not an array, whose copy-on-write check two
+    /// lanes would race on.
+    private let slots: UnsafeMutableBufferPointer<String?>
+
+    /// What went wrong with each tile (nil: nothing), once the lanes are joined.
+    var failures: [String?] { Array(slots) }
 
     init(heif: HEIFFile, band: TileBand, handles: [OpaquePointer], tileSize: Size) {
         self.heif = heif
         self.band = band
         self.handles = handles
         self.tileSize = tileSize
-        failures = Array(repeating: nil, count: handles.count)
+        slots = .allocate(capacity: handles.count)
+        slots.initialize(repeating: nil)
+    }
+
+    deinit {
+        _ = slots.deinitialize()
+        slots.deallocate()
     }
 
     func run(lane: Int, of lanes: Int) {
@@ -136,12 +147,12 @@ private final class BandJob: @unchecked Sendable {
         for index in stride(from: lane, to: handles.count, by: lanes) {
             switch heif.decodeRGB(handles[index], options: options) {
             case .success(let image):
-                failures[index] = band.copy(image, column: index * tileSize.width, tileSize: tileSize)
+                slots[index] = band.copy(image, column: index * tileSize.width, tileSize: tileSize)
                 heif_image_release(image)
-            case .failure(.cancelled): failures[index] = "cancelled"
-            case .failure(.failed(let message)): failures[index] = message
+            case .failure(.cancelled): slots[index] = "cancelled"
+            case .failure(.failed(let message)): slots[index] = message
             }
-            if failures[index] != nil { return }
+            if slots[index] != nil { return }
         }
     }
 }

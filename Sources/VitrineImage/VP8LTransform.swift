@@ -126,7 +126,8 @@ struct VP8LTransform {
                 // The last column's top-right is the first pixel of this row, as the rows lie in memory.
                 let last = runEnd == width ? runEnd - 1 : runEnd
                 while x < last {
-                    output[x] = Self.add(input[x], predict(output[x - 1], previous[x], previous[x - 1], previous[x + 1]))
+                    output[x] = Self.add(
+                        input[x], predict(output[x - 1], previous[x], previous[x - 1], previous[x + 1]))
                     x += 1
                 }
                 if x < runEnd {
