@@ -319,12 +319,18 @@ public struct HEIFContainer: Equatable, Sendable {
         }
         let count = try box.integer(version < 2 ? 2 : 4)
         var locations: [UInt32: Location] = [:]
+        var totalExtents = 0
         for _ in 0..<count {
             let item = UInt32(try box.integer(version < 2 ? 2 : 4))
             let method = version == 0 ? 0 : try box.integer(2) & 15
             try box.skip(2)
             let base = try box.integer(baseSize)
             let extentCount = try box.integer(2)
+            // Extents with no fields take no bytes: bound them, or a crafted box spins through billions.
+            totalExtents += extentCount
+            guard totalExtents <= 1 << 20, offsetSize + lengthSize + indexSize > 0 || extentCount <= 1 else {
+                throw fail("item location box with \(totalExtents) extents")
+            }
             var extents: [(offset: Int, length: Int)] = []
             for _ in 0..<extentCount {
                 try box.skip(indexSize)

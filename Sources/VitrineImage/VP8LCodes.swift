@@ -7,9 +7,9 @@ import VitrineCore
 #endif
 
 /// Why a lossless WebP bitstream cannot be decoded.
-struct VP8LError: Error {
-    var message: String
-    init(_ message: String) { self.message = message }
+package struct VP8LError: Error {
+    package var message: String
+    package init(_ message: String) { self.message = message }
 }
 
 /// The bits of a VP8L bitstream, least significant first (RFC 9649, 3.2), read from the file 64 KiB at a time so

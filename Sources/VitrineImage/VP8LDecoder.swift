@@ -5,14 +5,16 @@ import VitrineCore
 /// scale to), because a backward reference may copy from any pixel before. Here the entropy-coded pixels are kept
 /// in a ring as long as the longest distance the format can express (2^20 pixels, 4 MiB) plus a few rows, and each
 /// row is run through the inverse transforms as soon as it is complete.
-final class VP8LDecoder {
-    let width: Int
-    let height: Int
-    let hasAlpha: Bool
+package final class VP8LDecoder {
+    package let width: Int
+    package let height: Int
+    package let hasAlpha: Bool
     private var reader: VP8LBitReader
     private let transforms: [VP8LTransform]
     private let image: VP8LImage
     private var row = 0
+    /// Entries of every prefix code table read (4 bytes each).
+    let codeEntries: Int
 
     /// The longest backward distance a VP8L bitstream can code (the largest distance prefix value, less the 120
     /// two-dimensional codes).
@@ -26,11 +28,12 @@ final class VP8LDecoder {
         return Int.saturatingSum(ring.saturatingTimes(4), width.saturatingTimes(4 * 2), VP8LBitReader.bufferBytes)
     }
 
-    /// Prefix codes are bounded to this many table entries (4 bytes each); libwebp's encoder makes far fewer.
-    static let mostCodeEntries = 4 << 20
+    /// Prefix codes are bounded to this many table entries (4 bytes each, 8 MiB), which the budget is charged: a
+    /// 12 MP photo libwebp's encoder wrote with meta codes had 60,000 to 165,000.
+    static let mostCodeEntries = 2 << 20
 
     /// Reads the header, transforms and prefix codes of the VP8L bitstream at `range` of the file `descriptor`.
-    init(descriptor: Int32, range: Range<Int>) throws(VP8LError) {
+    package init(descriptor: Int32, range: Range<Int>) throws(VP8LError) {
         var reader = VP8LBitReader(descriptor: descriptor, range: range)
         guard reader.read(8) == 0x2F else { throw VP8LError("no VP8L signature") }
         width = reader.read(14) + 1
@@ -55,17 +58,18 @@ final class VP8LDecoder {
         image = try VP8LImage(
             reader: &reader, width: codedWidth, height: height, topLevel: true, capacity: ring, codeEntries: &entries)
         self.reader = reader
+        codeEntries = entries
         guard !reader.overran else { throw VP8LError("the file ends inside the header (truncated)") }
     }
 
     /// What the bitstream uses, for tests that a fixture reaches a part of the format: the transforms in order,
     /// whether the picture has meta prefix codes, its colour cache bits.
-    var features: (transforms: [Int], metaCodes: Bool, cacheBits: Int) {
-        (transforms.map(\.kind), image.hasMetaCodes, image.colorCacheBits)
+    var features: (transforms: [Int], metaCodes: Bool, cacheBits: Int, codeEntries: Int) {
+        (transforms.map(\.kind), image.hasMetaCodes, image.colorCacheBits, codeEntries)
     }
 
     /// Decodes the next row into `output`, `width` pixels of ARGB (in memory B, G, R, A: Vitrine's BGRA).
-    func nextRow(into output: UnsafeMutablePointer<UInt32>) throws(VP8LError) {
+    package func nextRow(into output: UnsafeMutablePointer<UInt32>) throws(VP8LError) {
         let y = row
         try nextCodedRow(into: output)
         finish(row: y, pixels: output)
@@ -120,20 +124,18 @@ final class VP8LImage {
         }
         self.cacheBits = cacheBits
         var groupCount = 1
+        var metaIndices: [UInt16] = []
         if topLevel && reader.read(1) == 1 {
             metaBits = reader.read(3) + 2
             metaWidth = (width + (1 << metaBits) - 1) >> metaBits
             let metaHeight = (height + (1 << metaBits) - 1) >> metaBits
             let codes = try VP8LImage.whole(
                 reader: &reader, width: metaWidth, height: metaHeight, codeEntries: &codeEntries)
-            let indices = UnsafeMutablePointer<UInt16>.allocate(capacity: max(1, codes.count))
-            for (index, code) in codes.enumerated() { indices[index] = UInt16(truncatingIfNeeded: code >> 8) }
-            meta = indices
-            groupCount = Int(codes.lazy.map { $0 >> 8 & 0xFFFF }.max() ?? 0) + 1
+            metaIndices = codes.map { UInt16(truncatingIfNeeded: $0 >> 8) }
+            groupCount = Int(metaIndices.max() ?? 0) + 1
         } else {
             metaBits = 0
             metaWidth = 0
-            meta = nil
         }
         let alphabets = [256 + 24 + (cacheBits > 0 ? 1 << cacheBits : 0), 256, 256, 256, 40]
         var groups: [VP8LPrefixCode] = []
@@ -148,6 +150,14 @@ final class VP8LImage {
                 groups.append(code)
             }
             guard !reader.overran else { throw VP8LError("the file ends inside the prefix codes (truncated)") }
+        }
+        // Nothing is allocated before the last throw: an initializer that throws never reaches `deinit`.
+        if metaIndices.isEmpty {
+            meta = nil
+        } else {
+            let indices = UnsafeMutablePointer<UInt16>.allocate(capacity: metaIndices.count)
+            indices.initialize(from: metaIndices, count: metaIndices.count)
+            meta = indices
         }
         tables = .allocate(capacity: max(1, groups.reduce(0) { $0 + $1.entryCount }))
         starts = .allocate(capacity: groups.count)

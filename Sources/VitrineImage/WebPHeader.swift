@@ -32,7 +32,7 @@ public struct WebPHeader: Equatable, Sendable {
         let pixels = size.pixelCount
         if decodesRowByRow {
             return Int.saturatingSum(
-                VP8LDecoder.workspaceBytes(width: size.width, pixels: pixels), VP8LDecoder.mostCodeEntries * 4 / 8,
+                VP8LDecoder.workspaceBytes(width: size.width, pixels: pixels), VP8LDecoder.mostCodeEntries * 4,
                 256 << 10)
         }
         var bytes = fileBytes.saturatingPlus(256 << 10)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (Tests/Fuzz/Targets/*.swift) into .build/fuzz/: VitrineCore, with the JPEG, PNG
-# and WebP header readers, the HEIF box reader and the EXIF reader from VitrineImage, compiled with coverage instrumentation and AddressSanitizer, linked with
+# and WebP header readers, the HEIF box reader, the VP8L decoder and the EXIF reader from VitrineImage, compiled with coverage instrumentation and AddressSanitizer, linked with
 # libFuzzer's main from the toolchain (swiftc -sanitize=fuzzer). Usage: Tests/Fuzz/build.sh [OUTPUT_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -16,7 +16,8 @@ core=(Sources/VitrineCore/*.swift)
 image=(Sources/VitrineImage/JPEGHeader.swift Sources/VitrineImage/ExifReader.swift
     Sources/VitrineImage/ImageError.swift Sources/VitrineImage/ImageFormat.swift Sources/VitrineImage/PNGHeader.swift
     Sources/VitrineImage/WebPHeader.swift Sources/VitrineImage/HEIFHeader.swift Sources/VitrineImage/ImageHeader.swift
-    Sources/VitrineImage/HEIFContainer.swift Sources/VitrineImage/HEIFGrid.swift
+    Sources/VitrineImage/HEIFContainer.swift Sources/VitrineImage/HEIFGrid.swift Sources/VitrineImage/VP8LCodes.swift
+    Sources/VitrineImage/VP8LDecoder.swift Sources/VitrineImage/VP8LTransform.swift
     Sources/VitrinePlatform/FileError.swift)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -168,6 +168,31 @@ import VitrineTestSupport
         }
     }
 
+    /// Found by the fuzzer: an item location box whose extents have no fields takes no bytes per extent, so
+    /// 65,535 of them per item, item after item, kept the reader busy for minutes. It is refused at once.
+    @Test func extentsWithoutFieldsAreRefused() throws {
+        func box(_ type: String, _ payload: [UInt8]) -> [UInt8] {
+            let size = UInt32(8 + payload.count)
+            return [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: size >> $0) } + Array(type.utf8) + payload
+        }
+        let infe = box("infe", [2, 0, 0, 0, 0, 1, 0, 0] + Array("hvc1".utf8) + [0])
+        var iloc: [UInt8] = [1, 0, 0, 0, 0x00, 0x00, 0, 200]
+        for item in 0..<200 { iloc += [0, UInt8(item), 0, 0, 0, 0, 0xFF, 0xFF] }
+        let meta = box(
+            "meta",
+            [0, 0, 0, 0] + box("pitm", [0, 0, 0, 0, 0, 1]) + box("iinf", [0, 0, 0, 0, 0, 1] + infe)
+                + box("iloc", iloc))
+        let file = box("ftyp", Array("heicmif1".utf8)) + meta
+        #expect {
+            _ = try HEIFContainer.parse(file: "crafted.heic", format: .heif) {
+                (offset, count) throws(ImageError) -> [UInt8] in
+                Array(file.dropFirst(offset).prefix(count))
+            }
+        } throws: { error in
+            (error as? ImageError)?.description.contains("extents") == true
+        }
+    }
+
     @Test func transformsComposeAsATurnThenAMirror() {
         #expect(Orientation.up.then(.rotated90) == .rotated90)
         #expect(Orientation.rotated90.then(.rotated90) == .rotated180)
