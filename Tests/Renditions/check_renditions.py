@@ -29,6 +29,10 @@ from PIL import Image, ImageChops, ImageOps, ImageStat
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from harness import record, summary  # noqa: E402  (Tests/harness.py)
 
+# Photos up to vitrine's sanity limit (1000 MP) get renditions, so the check opens them too, past Pillow's guard
+# against decompression bombs (179 MP).
+Image.MAX_IMAGE_PIXELS = 1_000_000_000
+
 PROFILES = {"rpi-touch-display": (800, 480), "hdmi-1080p": (1920, 1080)}
 RENDITION = re.compile(r"^(?P<stem>.+)@(?P<w>\d+)x(?P<h>\d+)\.jpg$")
 
