@@ -42,7 +42,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(dirname "$here")
 
 RUNTIME_PACKAGES=(libjpeg62-turbo zlib1g libdrm2 libudev1 libinput10 libfreetype6 libspng0 libwebp7 libwebpdemux2
-    libheif1 liblcms2-2 libgpiod2 libmosquitto1 libmicrohttpd12 libqrencode4 fonts-dejavu-core)
+    libheif1 libdav1d6 liblcms2-2 libgpiod2 libmosquitto1 libmicrohttpd12 libqrencode4 fonts-dejavu-core)
 BUILD_PACKAGES=(pkg-config libjpeg62-turbo-dev libturbojpeg0-dev zlib1g-dev libdrm-dev libudev-dev libinput-dev
     libfreetype-dev libspng-dev libwebp-dev libheif-dev libdav1d-dev liblcms2-dev libgpiod-dev libmosquitto-dev libmicrohttpd-dev)
 

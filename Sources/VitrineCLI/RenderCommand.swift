@@ -33,7 +33,7 @@ struct RenderCommand {
             .init(name: "--output", value: "FILE", help: "output file for a single photo (.ppm or .png)"),
             .init(name: "--output-dir", value: "DIR", help: "folder for one PNG per photo"),
             .init(name: "--budget", value: "MiB", help: "memory budget for decoding (default: unlimited)"),
-            .init(name: "--max-megapixels", value: "N", help: "refuse larger photos (default: config, else 100)"),
+            .init(name: "--max-megapixels", value: "N", help: "refuse larger photos (default: config, else 1000)"),
             .init(name: "--filter", value: "triangle|cubic|lanczos3", help: "resampling filter (default: cubic)"),
             .init(
                 name: "--no-color-management", value: nil,
