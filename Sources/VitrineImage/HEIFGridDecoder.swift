@@ -3,7 +3,7 @@ import VitrineCore
 import VitrinePlatform
 
 /// A HEIF or AVIF grid decoded one band of tiles at a time: the tiles of one grid row that the crop touches are
-/// decoded (two at once, on two threads), their planes copied into the band at 8 bits a sample, and each tile's
+/// decoded (two at once on two threads, or one at a time for a camera's large tiles), their planes copied into the band at 8 bits a sample, and each tile's
 /// decoder freed; the band's rows are then converted to BGRX as they are asked for. Peak memory is the band and
 /// two tiles in flight, whatever the photo's size: a 200 MP grid needs about as much as a 12 MP one.
 ///
@@ -88,7 +88,7 @@ final class HEIFGridDecoder: RowDecoder {
             }
         }
         let job = BandJob(heif: heif, band: band, handles: handles, tileSize: grid.tileSize)
-        let lanes = min(HEIFHeader.tileThreads, handles.count)
+        let lanes = min(HEIFHeader.tileThreads(for: grid.tileSize), handles.count)
         let helpers = (1..<max(1, lanes)).map { lane in JoinableThread { job.run(lane: lane, of: lanes) } }
         job.run(lane: 0, of: lanes)
         helpers.forEach { $0.join() }

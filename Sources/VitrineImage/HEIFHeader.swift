@@ -32,8 +32,9 @@ public struct HEIFHeader: Equatable, Sendable {
         self.exif = exif
     }
 
-    /// Tiles decoded at once, each on its own thread; a band of tiles takes their sum.
-    public static let tileThreads = 2
+    /// Tiles decoded at once, each on its own thread: two of a phone's small tiles, one of a camera's large ones
+    /// (Canon's HIF tiles are 3520x1600, each some 70 MiB in flight), where a second would double the memory.
+    public static func tileThreads(for tileSize: Size) -> Int { tileSize.pixelCount > 1 << 20 ? 1 : 2 }
 
     /// Bytes the decode holds besides the rows Vitrine hands on, decoded `reduction` times smaller (a grid only).
     ///
@@ -50,7 +51,8 @@ public struct HEIFHeader: Equatable, Sendable {
             let band = bandSize(grid)
             let bandBytes = Int.saturatingProduct(band.width / reduction, band.height / reduction, 3)
             let perThread = Int.saturatingProduct(grid.tileSize.pixelCount, 12, sampleBytes).saturatingPlus(2 << 20)
-            return Int.saturatingSum(bandBytes, perThread.saturatingTimes(Self.tileThreads), 1 << 20)
+            return Int.saturatingSum(
+                bandBytes, perThread.saturatingTimes(Self.tileThreads(for: grid.tileSize)), 1 << 20)
         }
         if let still, !hasAlpha {
             // dav1d's picture as its Y'CbCr planes (the chroma planes as the av1C says they are subsampled), the

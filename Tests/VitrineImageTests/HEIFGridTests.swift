@@ -138,6 +138,14 @@ import VitrineTestSupport
         let plan = DecodePlan.make(header: header, options: RenderOptions(canvas: Size(width: 1920, height: 1080)))
         #expect(plan.scaleDescription == "1/8")
         #expect(plan.decoderWorkspaceBytes < 16 << 20, "\(plan.decoderWorkspaceBytes)")
+        // A camera's large tiles are decoded one at a time: one tile in flight, not two.
+        grid.tileSize = Size(width: 3520, height: 1600)
+        grid.rows = 3
+        grid.columns = 2
+        heif.grid = grid
+        let tile = 3520 * 1600 * 12 + (2 << 20)
+        #expect(heif.decoderWorkspaceBytes(reduction: 8) < 2 * tile)
+        #expect(heif.decoderWorkspaceBytes(reduction: 8) > tile)
     }
 
     @Test func aCancelledGridDecodeStops() throws {
