@@ -54,6 +54,4 @@ static inline int vitrine_av1_decode(Dav1dData *data, int threads, unsigned pixe
     return result;
 }
 
-static const int VITRINE_DAV1D_EAGAIN = DAV1D_ERR(EAGAIN);
-
 #endif

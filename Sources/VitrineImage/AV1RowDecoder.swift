@@ -26,8 +26,7 @@ final class AV1RowDecoder: RowDecoder {
     {
         func failed(_ message: String) -> ImageError { ImageError(file: file.path, reason: .decodeFailed(message)) }
         self.still = still
-        colorProfile = try HEIFFile(path: file.path, descriptor: file.descriptor, fileBytes: file.byteCount)
-            .colorProfile
+        colorProfile = header.colorProfile
         if isCancelled?() == true { throw ImageError(file: file.path, reason: .cancelled) }
         var data = Dav1dData()
         guard let buffer = vitrine_av1_data(&data, still.codedBytes) else { throw failed("dav1d: out of memory") }

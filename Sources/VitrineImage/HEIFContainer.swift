@@ -29,12 +29,9 @@ public struct HEIFContainer: Equatable, Sendable {
         /// The mirroring axis bit: libheif swaps top and bottom for 0, left and right for 1.
         case imir(Int)
         case clap(CleanAperture)
-        case pixi([Int])
         case nclx(primaries: Int, transfer: Int, matrix: Int, fullRange: Bool)
-        case icc
         /// `hvcC` or `av1C`: the chroma format (0 monochrome, 1 4:2:0, 2 4:2:2, 3 4:4:4) and luma bit depth.
         case codec(String, chroma: Int, bitDepth: Int)
-        case auxC(String)
         case other(String)
     }
 
@@ -54,13 +51,12 @@ public struct HEIFContainer: Equatable, Sendable {
     public struct Location: Equatable, Sendable {
         /// 0: in the file (offsets from its start), 1: in the `idat` box.
         public var constructionMethod: Int
-        public var extents: [(offset: Int, length: Int)]
+        public var extents: [Extent]
+    }
 
-        public static func == (a: Location, b: Location) -> Bool {
-            a.constructionMethod == b.constructionMethod
-                && a.extents.map(\.offset) == b.extents.map(\.offset)
-                && a.extents.map(\.length) == b.extents.map(\.length)
-        }
+    public struct Extent: Equatable, Sendable {
+        public var offset: Int
+        public var length: Int
     }
 
     public var primary: UInt32
@@ -82,13 +78,32 @@ public struct HEIFContainer: Equatable, Sendable {
         references.first { $0.from == item && $0.type == type }?.to ?? []
     }
 
-    /// Items that refer to `item` by `type` (its thumbnails, for `thmb`).
-    public func referring(to item: UInt32, type: String) -> [UInt32] {
-        references.filter { $0.type == type && $0.to.contains(item) }.map(\.from)
-    }
-
     public func properties(of item: UInt32) -> [Property] {
         (associations[item] ?? []).compactMap { properties.indices.contains($0) ? properties[$0] : nil }
+    }
+
+    /// Where item `item`'s data is in the file, extent by extent, each checked to lie inside the item data box
+    /// when it is built there; nil when it has no location. Throws for data built any other way (from other
+    /// items) and for an empty or impossible extent.
+    func fileRanges(of item: UInt32, fail: BoxFailure) throws(ImageError) -> [Range<Int>]? {
+        guard let location = locations[item], !location.extents.isEmpty else { return nil }
+        var ranges: [Range<Int>] = []
+        for extent in location.extents {
+            var start = extent.offset
+            switch location.constructionMethod {
+            case 0: break
+            case 1:
+                guard let data = itemData, extent.length <= data.count, extent.offset <= data.count - extent.length
+                else { throw fail("item \(item)'s data lies outside the item data box") }
+                start = data.lowerBound + extent.offset
+            default: throw fail("item \(item) is built by method \(location.constructionMethod)")
+            }
+            guard extent.length > 0, start <= Int.max - extent.length else {
+                throw fail("item \(item) has an empty data extent")
+            }
+            ranges.append(start..<start + extent.length)
+        }
+        return ranges
     }
 
     public func size(of item: UInt32) -> Size? {
@@ -249,12 +264,6 @@ public struct HEIFContainer: Equatable, Sendable {
                     height: Fraction(numerator: values[2], denominator: values[3]),
                     horizontalOffset: Fraction(numerator: values[4], denominator: values[5]),
                     verticalOffset: Fraction(numerator: values[6], denominator: values[7])))
-        case "pixi":
-            try box.skip(4)
-            let count = try box.integer(1)
-            var depths: [Int] = []
-            for _ in 0..<count { depths.append(try box.integer(1)) }
-            return .pixi(depths)
         case "colr":
             let kind = try box.fourCC()
             if kind == "nclx" {
@@ -264,7 +273,7 @@ public struct HEIFContainer: Equatable, Sendable {
                 return .nclx(
                     primaries: primaries, transfer: transfer, matrix: matrix, fullRange: try box.integer(1) & 0x80 != 0)
             }
-            return kind == "prof" || kind == "rICC" ? .icc : .other("colr \(kind)")
+            return .other("colr \(kind)")
         case "hvcC":
             try box.skip(16)
             let chroma = try box.integer(1) & 3
@@ -276,11 +285,6 @@ public struct HEIFContainer: Equatable, Sendable {
             // monochrome, then subsampling x and y.
             let chroma = bits & 0x10 != 0 ? 0 : bits & 0x0C == 0x0C ? 1 : bits & 0x08 != 0 ? 2 : 3
             return .codec("av1C", chroma: chroma, bitDepth: depth)
-        case "auxC":
-            try box.skip(4)
-            var name: [UInt8] = []
-            while let byte = try? box.integer(1), byte != 0 { name.append(UInt8(byte)) }
-            return .auxC(String(decoding: name, as: UTF8.self))
         default: return .other(property.type)
         }
     }
@@ -331,7 +335,7 @@ public struct HEIFContainer: Equatable, Sendable {
             guard totalExtents <= 1 << 20, offsetSize + lengthSize + indexSize > 0 || extentCount <= 1 else {
                 throw fail("item location box with \(totalExtents) extents")
             }
-            var extents: [(offset: Int, length: Int)] = []
+            var extents: [Extent] = []
             for _ in 0..<extentCount {
                 try box.skip(indexSize)
                 let offset = try box.integer(offsetSize)
@@ -339,7 +343,7 @@ public struct HEIFContainer: Equatable, Sendable {
                 guard base <= Int.max / 2, offset <= Int.max / 2 else {
                     throw fail("item \(item) lies beyond any file")
                 }
-                extents.append((base + offset, length))
+                extents.append(Extent(offset: base + offset, length: length))
             }
             locations[item] = Location(constructionMethod: method, extents: extents)
         }

@@ -83,15 +83,15 @@ final class HEIFFile {
         }
     }
 
-    /// Decodes one image (a tile) as interleaved 8-bit RGB, as libheif converts it (each tile with its own nclx
-    /// or its bitstream's colour description). Safe from several threads at once for different handles (libheif
-    /// serialises reads); `readFailure` says afterwards whether reads were refused, which makes every result since
-    /// untrustworthy.
-    func decodeRGB(_ image: OpaquePointer, options: UnsafeMutablePointer<heif_decoding_options>?)
+    /// Decodes one image (the primary, or a tile) as 8-bit RGB in `chroma`, as libheif converts it (each tile with
+    /// its own nclx or its bitstream's colour description). Safe from several threads at once for different
+    /// handles (libheif serialises reads); `readFailure` says afterwards whether reads were refused, which makes
+    /// every result since untrustworthy.
+    func decode(_ image: OpaquePointer, chroma: heif_chroma, options: UnsafeMutablePointer<heif_decoding_options>?)
         -> Result<OpaquePointer, HEIFDecodeFailure>
     {
         var decoded: OpaquePointer?
-        let status = heif_decode_image(image, &decoded, heif_colorspace_RGB, heif_chroma_interleaved_RGB, options)
+        let status = heif_decode_image(image, &decoded, heif_colorspace_RGB, chroma, options)
         guard let decoded, status.code == heif_error_Ok else {
             if let decoded { heif_image_release(decoded) }
             return .failure(.failed(Self.message(status)))
@@ -170,31 +170,22 @@ final class HEIFFile {
     }
 
     /// Decodes the primary image, asking `isCancelled` (from libheif's threads too) before each read of coded
-    /// data: once it says yes the decode ends at the next tile, as `.cancelled`.
+    /// data: once it says yes the decode ends at the next tile, as `.cancelled`. The question is asked for this
+    /// decode only, and a refusal is forgotten after it.
     func decode(
         chroma: heif_chroma, options: UnsafeMutablePointer<heif_decoding_options>?, isCancelled: (() -> Bool)?
     ) -> Result<OpaquePointer, HEIFDecodeFailure> {
-        let check = CancellationCheck(isCancelled ?? { false })
-        source.pointee.cancel_context = Unmanaged.passUnretained(check).toOpaque()
-        source.pointee.cancelled = { context in
-            guard let context else { return 0 }
-            return Unmanaged<CancellationCheck>.fromOpaque(context).takeUnretainedValue().isCancelled() ? 1 : 0
-        }
+        cancel(when: isCancelled ?? { false })
         defer {
             source.pointee.cancelled = nil
             source.pointee.cancel_context = nil
+            source.pointee.refused = 0
+            cancellation = nil
         }
-        var decoded: OpaquePointer?
-        let status = withExtendedLifetime(check) {
-            heif_decode_image(handle, &decoded, heif_colorspace_RGB, chroma, options)
-        }
-        let refused = source.pointee.refused
-        let unread = Self.unread(source.pointee)
-        source.pointee.refused = 0
-        if let decoded, status.code == heif_error_Ok, refused == 0 { return .success(decoded) }
-        if let decoded { heif_image_release(decoded) }
-        if refused == 1 { return .failure(.cancelled) }
-        return .failure(.failed(unread ?? Self.message(status)))
+        let result = decode(handle, chroma: chroma, options: options)
+        guard let failure = readFailure else { return result }
+        if case .success(let image) = result { heif_image_release(image) }
+        return .failure(failure)
     }
 
     enum HEIFDecodeFailure: Error {
@@ -214,20 +205,20 @@ final class HEIFFile {
         var header = HEIFHeader(
             size: size, avif: avif, hasAlpha: hasAlpha, bitDepth: bitDepth, hasColorProfile: hasColorProfile,
             exif: exif)
-        if let container, let still, !hasAlpha, container.primary == primaryItem {
+        header.colorProfile = colorProfile
+        // An image with alpha (an auxiliary alpha image or grid) is left to libheif, which composes the two.
+        guard let container, !hasAlpha, container.primary == primaryItem else { return header }
+        if let still {
             header.still = still
             header.size = still.crop.size
             header.orientation = still.orientation
-            return header
-        }
-        // A grid with alpha (an auxiliary alpha grid) is left to libheif, which composes the two.
-        guard let container, let grid, !hasAlpha, container.primary == primaryItem, let first = grid.tiles.first
-        else { return header }
-        header.grid = grid
-        header.size = grid.crop.size
-        header.orientation = grid.orientation
-        for case .codec(_, _, let depth) in container.properties(of: first) {
-            header.bitDepth = max(8, depth)
+        } else if let grid, let first = grid.tiles.first {
+            header.grid = grid
+            header.size = grid.crop.size
+            header.orientation = grid.orientation
+            for case .codec(_, _, let depth) in container.properties(of: first) {
+                header.bitDepth = max(8, depth)
+            }
         }
         return header
     }

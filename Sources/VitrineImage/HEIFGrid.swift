@@ -35,19 +35,10 @@ public struct HEIFGrid: Equatable, Sendable {
     ) throws(ImageError) -> HEIFGrid? {
         let fail = BoxFailure(file: file, format: format)
         guard container.items[container.primary]?.type == "grid" else { return nil }
-        guard let location = container.locations[container.primary], let extent = location.extents.first,
-            location.extents.count == 1
-        else { throw fail("the grid item has no single data extent") }
-        var start = extent.offset
-        if location.constructionMethod == 1 {
-            guard let data = container.itemData, extent.offset <= data.count else {
-                throw fail("the grid's description lies outside the item data box")
-            }
-            start = data.lowerBound + extent.offset
-        } else if location.constructionMethod != 0 {
-            throw fail("the grid's description is built by method \(location.constructionMethod)")
+        guard let ranges = try container.fileRanges(of: container.primary, fail: fail), ranges.count == 1 else {
+            throw fail("the grid item has no single data extent")
         }
-        let bytes = try read(start, min(max(extent.length, 8), 12))
+        let bytes = try read(ranges[0].lowerBound, min(max(ranges[0].count, 8), 12))
         var box = BoxReader(bytes: bytes, fail: fail)
         _ = try box.integer(1)
         let wide = try box.integer(1) & 1 != 0
@@ -185,22 +176,8 @@ public struct HEIFStill: Equatable, Sendable {
         guard let size = container.size(of: container.primary), size.width > 0, size.height > 0 else {
             throw fail("the AV1 image has no size")
         }
-        guard let location = container.locations[container.primary], !location.extents.isEmpty else {
+        guard let extents = try container.fileRanges(of: container.primary, fail: fail) else {
             throw fail("the AV1 image has no data")
-        }
-        var extents: [Range<Int>] = []
-        for extent in location.extents {
-            var start = extent.offset
-            if location.constructionMethod == 1 {
-                guard let data = container.itemData, extent.offset <= data.count - extent.length else {
-                    throw fail("the AV1 image's data lies outside the item data box")
-                }
-                start = data.lowerBound + extent.offset
-            } else if location.constructionMethod != 0 {
-                throw fail("the AV1 image is built by method \(location.constructionMethod)")
-            }
-            guard extent.length > 0, start <= Int.max - extent.length else { throw fail("an empty data extent") }
-            extents.append(start..<start + extent.length)
         }
         let properties = container.properties(of: container.primary)
         let (crop, orientation) = try HEIFGrid.transforms(properties, canvas: size, fail: fail)

@@ -3,9 +3,10 @@ import VitrineCore
 import VitrinePlatform
 
 /// A HEIF or AVIF grid decoded one band of tiles at a time: the tiles of one grid row that the crop touches are
-/// decoded (two at once on two threads, or one at a time for a camera's large tiles), their planes copied into the band at 8 bits a sample, and each tile's
-/// decoder freed; the band's rows are then converted to BGRX as they are asked for. Peak memory is the band and
-/// two tiles in flight, whatever the photo's size: a 200 MP grid needs about as much as a 12 MP one.
+/// decoded (two at once on two threads, one at a time for a camera's large tiles), converted to RGB by libheif,
+/// reduced into the band (`TileBand`) and freed; the band's rows are then handed out as BGRX as they are asked
+/// for. Peak memory is the band and the tiles in flight, whatever the photo's size: a 200 MP grid needs about as
+/// much as a 12 MP one.
 ///
 /// libheif 1.15 has no call for one tile of a grid, and hands out top-level items only; the tiles are hidden
 /// items, so `HEIFFile` clears their hidden flag as libheif reads the boxes, and each tile is then an image of its
@@ -42,7 +43,7 @@ final class HEIFGridDecoder: RowDecoder {
         }
         heif.cancel(when: isCancelled)
         self.grid = grid
-        colorProfile = heif.colorProfile
+        colorProfile = header.colorProfile
         // The size the plan expects: the crop reduced, each side rounded up (as a JPEG's scaled decode). The band
         // covers it, as tiles are whole multiples of the reduction.
         outputSize = Size(
@@ -95,7 +96,8 @@ final class HEIFGridDecoder: RowDecoder {
         if let failure = heif.readFailure {
             return Self.describe(failure)
         }
-        if let (index, message) = job.failures.enumerated().lazy.compactMap({ i, m in m.map { (i, $0) } }).first {
+        let failures = job.failures
+        if let index = failures.firstIndex(where: { $0 != nil }), let message = failures[index] {
             let tile = grid.tiles[gridRow * grid.columns + firstColumn + index]
             return "libheif: tile \(tile) (row \(gridRow + 1), column \(firstColumn + index + 1)): \(message)"
         }
@@ -114,7 +116,7 @@ final class HEIFGridDecoder: RowDecoder {
 /// columns of the band, so the threads share nothing they write.
 private final class BandJob: @unchecked Sendable {
     // @unchecked: `heif` is used only through calls libheif allows on several threads for different handles, each
-    // lane writes only its own tiles' columns of `band` and its own entries of `failures`, and the caller reads
+    // lane writes only its own tiles' columns of `band` and its own entries of `slots`, and the caller reads
     // them after joining the lanes.
     let heif: HEIFFile
     let band: TileBand
@@ -145,7 +147,7 @@ private final class BandJob: @unchecked Sendable {
         let options = vitrine_heif_tile_decoding_options()
         defer { heif_decoding_options_free(options) }
         for index in stride(from: lane, to: handles.count, by: lanes) {
-            switch heif.decodeRGB(handles[index], options: options) {
+            switch heif.decode(handles[index], chroma: heif_chroma_interleaved_RGB, options: options) {
             case .success(let image):
                 slots[index] = band.copy(image, column: index * tileSize.width, tileSize: tileSize)
                 heif_image_release(image)

@@ -16,6 +16,8 @@ public struct HEIFHeader: Equatable, Sendable {
     public var bitDepth: Int
     public var hasColorProfile: Bool
     public var exif: ExifReader.Fields?
+    /// The colour space the primary image declares (read with the header, so no decoder opens the file for it).
+    public var colorProfile: ColorProfile?
     /// The grid decoded tile by tile; nil for an image libheif decodes whole.
     public var grid: HEIFGrid?
     /// The AV1 picture dav1d decodes directly; nil for an image libheif decodes.

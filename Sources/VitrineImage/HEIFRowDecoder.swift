@@ -27,7 +27,7 @@ final class HEIFRowDecoder: RowDecoder {
                     "libheif here has no \(header.avif ? "AV1" : "HEVC") decoder (install libheif's plugins)"))
         }
         alpha = header.hasAlpha
-        colorProfile = heif.colorProfile
+        colorProfile = header.colorProfile
         let options = vitrine_heif_decoding_options()
         defer { heif_decoding_options_free(options) }
         let decoded: OpaquePointer

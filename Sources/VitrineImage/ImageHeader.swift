@@ -99,10 +99,10 @@ public struct ImageHeader: Equatable, Sendable {
 
     /// Reads the header of a file of `fileBytes` bytes through `read(offset, count)`, which returns at most `count`
     /// bytes (fewer at the end of the file); the format is told by the first bytes. HEIF and AVIF boxes are read
-    /// by libheif, through `heif` (given the format); without it they are refused.
+    /// through `heif` (given the format and `read`), which needs libheif; without it they are refused.
     public static func parse(
         file: String, fileBytes: Int, read: (Int, Int) throws(ImageError) -> [UInt8],
-        heif: ((ImageFormat) throws(ImageError) -> HEIFHeader)? = nil
+        heif: ((ImageFormat, (Int, Int) throws(ImageError) -> [UInt8]) throws(ImageError) -> HEIFHeader)? = nil
     ) throws(ImageError) -> ImageHeader {
         let start = try read(0, ImageFormat.signatureLength)
         if start.isEmpty { throw ImageError(file: file, reason: .empty) }
@@ -137,7 +137,7 @@ public struct ImageHeader: Equatable, Sendable {
             guard let heif, let format = ImageFormat.detect(start) else {
                 throw ImageError(file: file, reason: .unsupportedVariant(.heif, "no HEIF reader here"))
             }
-            let header = try heif(format)
+            let header = try heif(format, read)
             _ = try bounded(header.size)
             return ImageHeader(header)
         case nil: throw ImageError(file: file, reason: .unknownFormat(ImageFormat.describeUnknown(start)))

@@ -47,28 +47,16 @@ struct PhotoFile: ~Copyable {
 
     /// Up to `count` bytes from `offset`; fewer at the end of the file.
     func read(offset: Int, count: Int) throws(ImageError) -> [UInt8] {
-        try Self.read(descriptor: descriptor, path: path, byteCount: byteCount, offset: offset, count: count)
-    }
-
-    private static func read(descriptor: Int32, path: String, byteCount: Int, offset: Int, count: Int)
-        throws(ImageError) -> [UInt8]
-    {
         let available = max(0, min(count, byteCount - offset))
         guard available > 0 else { return [] }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: available, alignment: 1)
         defer { buffer.deallocate() }
-        let filled = try readFully(descriptor: descriptor, path: path, into: buffer, offset: offset)
+        let filled = try readFully(into: buffer, offset: offset)
         return Array(buffer.prefix(filled))
     }
 
     /// Fills `buffer` from `offset`, returning how many bytes the file had.
     func readFully(into buffer: UnsafeMutableRawBufferPointer, offset: Int) throws(ImageError) -> Int {
-        try Self.readFully(descriptor: descriptor, path: path, into: buffer, offset: offset)
-    }
-
-    private static func readFully(
-        descriptor: Int32, path: String, into buffer: UnsafeMutableRawBufferPointer, offset: Int
-    ) throws(ImageError) -> Int {
         var filled = 0
         while filled < buffer.count {
             guard let base = buffer.baseAddress else { break }
@@ -89,11 +77,7 @@ struct PhotoFile: ~Copyable {
         return try ImageHeader.parse(
             file: path, fileBytes: byteCount,
             read: { (offset, count) throws(ImageError) -> [UInt8] in try read(offset: offset, count: count) },
-            heif: { (format) throws(ImageError) -> HEIFHeader in
-                let bytes = { (offset: Int, count: Int) throws(ImageError) -> [UInt8] in
-                    try Self.read(
-                        descriptor: descriptor, path: path, byteCount: byteCount, offset: offset, count: count)
-                }
+            heif: { (format, bytes) throws(ImageError) -> HEIFHeader in
                 // Vitrine's own reading of the boxes finds a grid to decode tile by tile; a file it cannot read
                 // that way is left to libheif whole, as before, which says what is wrong with it.
                 let container = try? HEIFContainer.parse(file: path, format: format, read: bytes)

@@ -13,8 +13,6 @@ package final class VP8LDecoder {
     private let transforms: [VP8LTransform]
     private let image: VP8LImage
     private var row = 0
-    /// Entries of every prefix code table read (4 bytes each).
-    let codeEntries: Int
 
     /// The longest backward distance a VP8L bitstream can code (the largest distance prefix value, less the 120
     /// two-dimensional codes).
@@ -58,14 +56,13 @@ package final class VP8LDecoder {
         image = try VP8LImage(
             reader: &reader, width: codedWidth, height: height, topLevel: true, capacity: ring, codeEntries: &entries)
         self.reader = reader
-        codeEntries = entries
         guard !reader.overran else { throw VP8LError("the file ends inside the header (truncated)") }
     }
 
     /// What the bitstream uses, for tests that a fixture reaches a part of the format: the transforms in order,
     /// whether the picture has meta prefix codes, its colour cache bits.
-    var features: (transforms: [Int], metaCodes: Bool, cacheBits: Int, codeEntries: Int) {
-        (transforms.map(\.kind), image.hasMetaCodes, image.colorCacheBits, codeEntries)
+    var features: (transforms: [Int], metaCodes: Bool, cacheBits: Int) {
+        (transforms.map(\.kind), image.hasMetaCodes, image.colorCacheBits)
     }
 
     /// Decodes the next row into `output`, `width` pixels of ARGB (in memory B, G, R, A: Vitrine's BGRA).

@@ -8,23 +8,16 @@ import VitrineCore
 
 /// Memory figures as the user sees them: this process's resident set and the system's MemAvailable.
 public enum ProcessMemory {
-    /// Resident bytes now (`/proc/self/statm`, second field, in pages).
-    public static func residentBytes() -> Int { statm().resident }
-
-    /// Resident bytes that are the process's own (heap, stacks, frames): resident minus the file-backed and shared
-    /// pages (statm's third field). Library and binary pages are clean and the kernel can drop and read them
-    /// again under pressure; anonymous memory it can only swap, which a frame has not got.
-    public static func anonymousBytes() -> Int {
-        let figures = statm()
-        return max(0, figures.resident - figures.shared)
-    }
-
-    private static func statm() -> (resident: Int, shared: Int) {
+    /// Resident bytes now, and of them the process's own (heap, stacks, frames), from one read of
+    /// `/proc/self/statm`: the second field, and the second less the third (the file-backed and shared pages).
+    /// Library and binary pages are clean and the kernel can drop and read them again under pressure; anonymous
+    /// memory it can only swap, which a frame has not got.
+    public static func resident() -> (total: Int, anonymous: Int) {
         guard let text = try? FileBytes.readText("/proc/self/statm") else { return (0, 0) }
         let fields = text.split(separator: " ").compactMap { Int($0) }
         guard fields.count > 2 else { return (0, 0) }
         let page = Int(sysconf(Int32(_SC_PAGESIZE)))
-        return (fields[1] * page, fields[2] * page)
+        return (fields[1] * page, max(0, fields[1] - fields[2]) * page)
     }
 
     /// The most this process has been resident since it started (getrusage(2) `ru_maxrss`, kilobytes on Linux).

@@ -25,8 +25,7 @@ extension PlayerRuntime {
 
     /// The figures as they are now.
     func currentFigures() -> MetricsWriter.Figures {
-        figures.residentBytes = ProcessMemory.residentBytes()
-        figures.anonymousBytes = ProcessMemory.anonymousBytes()
+        (figures.residentBytes, figures.anonymousBytes) = ProcessMemory.resident()
         figures.budgetUsedBytes = budget.used
         figures.pauseReasons = player.timer.reasons
         figures.screenOn = display.isPoweredOn && player.screen.isOn
@@ -41,6 +40,7 @@ extension PlayerRuntime {
 
     func logStats(_ record: PresentRecord, now: Double) {
         let mib = { (bytes: Int) in JSONText.number(Double(bytes) / 1_048_576) }
+        let memory = ProcessMemory.resident()
         // With a crossfade the change becomes visible at its first step.
         let visible = display.screen.firstShown ?? now
         let latency = advanceDeadline.map { "\(JSONText.number((visible - $0) * 1000)) ms" } ?? "-"
@@ -51,8 +51,8 @@ extension PlayerRuntime {
         }
         log(
             "stats: slide \(SlideID(category: record.category, name: record.slide)) decode \(decode) "
-                + "deadline-to-present \(latency)\(pacing ?? "") rss \(mib(ProcessMemory.residentBytes())) MiB anon "
-                + "\(mib(ProcessMemory.anonymousBytes())) MiB peak \(mib(ProcessMemory.peakResidentBytes())) MiB budget "
+                + "deadline-to-present \(latency)\(pacing ?? "") rss \(mib(memory.total)) MiB anon "
+                + "\(mib(memory.anonymous)) MiB peak \(mib(ProcessMemory.peakResidentBytes())) MiB budget "
                 + "\(mib(budget.used))/\(mib(budget.limit)) MiB MemAvailable \(mib(ProcessMemory.availableBytes())) MiB"
                 + " at \(microseconds(visible))"
         )
@@ -116,6 +116,7 @@ extension PlayerRuntime {
     func statusLine(now: Double) -> String {
         let status = player.status(now: now)
         let mib = { (bytes: Int) in JSONText.number(Double(bytes) / 1_048_576) }
+        let memory = ProcessMemory.resident()
         let fields = [
             "\"category\":\(status.category.map(JSONText.quote) ?? "null")",
             "\"slide\":\(status.slide.map { JSONText.quote($0.name) } ?? "null")",
@@ -131,8 +132,8 @@ extension PlayerRuntime {
             "\"cec\":\(cecStatus)",
             "\"budget_used_mib\":\(mib(budget.used))",
             "\"budget_total_mib\":\(mib(budget.limit))",
-            "\"rss_mib\":\(mib(ProcessMemory.residentBytes()))",
-            "\"anon_mib\":\(mib(ProcessMemory.anonymousBytes()))",
+            "\"rss_mib\":\(mib(memory.total))",
+            "\"anon_mib\":\(mib(memory.anonymous))",
             "\"flips\":\(display.flips)",
             "\"modesets\":\(display.modesets)",
             "\"longest_turn_ms\":\(JSONText.number((longestTurn * 1000).rounded()))",

@@ -151,12 +151,19 @@ import VitrineTestSupport
         }
     }
 
-    @Test func aDecompressionBombIsRefusedBeforeAnythingIsAllocated() throws {
+    /// A 16x16 baseline JPEG whose frame header declares `declared`: a crafted or huge photo's header, with data
+    /// for 16x16 only.
+    func jpegDeclaring(_ declared: Size, named name: String) throws -> String {
         let size = Size(width: 16, height: 16)
         var jpeg = try JPEGFixture.encode(rgb: JPEGFixture.solid(JPEGFixture.red, size: size), size: size)
         let sof = try #require(JPEGFixture.offset(ofMarker: 0xC0, in: jpeg))
-        jpeg.replaceSubrange(sof + 5..<sof + 9, with: [0x9C, 0x40, 0x9C, 0x40])
-        let path = try write("bomb.jpg", jpeg)
+        let fields = [declared.height, declared.width].flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+        jpeg.replaceSubrange(sof + 5..<sof + 9, with: fields)
+        return try write(name, jpeg)
+    }
+
+    @Test func aDecompressionBombIsRefusedBeforeAnythingIsAllocated() throws {
+        let path = try jpegDeclaring(Size(width: 40000, height: 40000), named: "bomb.jpg")
         let budget = MemoryBudget(limit: 64 << 20)
         #expect {
             _ = try FrameRenderer(budget: budget).render(
@@ -174,11 +181,7 @@ import VitrineTestSupport
     /// 1/8, so it is decoded, not refused. This one's data is 16x16: libjpeg pads the rest and warns, and the
     /// photo is shown with the warning.
     @Test func aHugeBaselineJPEGIsJudgedByItsCostNotItsPixels() throws {
-        let size = Size(width: 16, height: 16)
-        var jpeg = try JPEGFixture.encode(rgb: JPEGFixture.solid(JPEGFixture.red, size: size), size: size)
-        let sof = try #require(JPEGFixture.offset(ofMarker: 0xC0, in: jpeg))
-        jpeg.replaceSubrange(sof + 5..<sof + 9, with: [0x23, 0x28, 0x2E, 0xE0])
-        let path = try write("huge.jpg", jpeg)
+        let path = try jpegDeclaring(Size(width: 12000, height: 9000), named: "huge.jpg")
         let budget = MemoryBudget(limit: 64 << 20)
         let renderer = FrameRenderer(budget: budget)
         let (_, plan) = try renderer.render(path, options: RenderOptions(canvas: Size(width: 800, height: 480)))

@@ -27,7 +27,7 @@ public func fuzzHEIFMetadata(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt 
         for item in container.items.keys.prefix(64) {
             _ = container.properties(of: item)
             _ = container.size(of: item)
-            _ = container.referring(to: item, type: "thmb")
+            _ = container.referenced(from: item, type: "dimg")
         }
         var header = HEIFHeader(
             size: Size(width: 1, height: 1), avif: format == .avif, hasAlpha: false, bitDepth: 8,
