@@ -8,6 +8,9 @@ PILLOW_HEIF := pillow-heif==0.13.1
 PANEL ?= 800x480
 FRAMES ?= build/frames
 BASELINE_PHOTOS := $(PHOTOS)/large_nexus6p_12mp_420_thumb.jpg $(PHOTOS)/large_kleiber_20mp_422.jpg
+# Five held-out photos for the player's own memory (Tests/Benchmarks/footprint.py).
+FOOTPRINT_PHOTOS := $(PHOTOS)/large_kleiber_20mp_422.jpg $(PHOTOS)/phone_samsung_s7_8mp_440.jpg \
+  $(PHOTOS)/png_astronaut_rgb8.png $(PHOTOS)/photo_flickr_6mp_420.jpg $(PHOTOS)/large_nexus6p_12mp_420_thumb.jpg
 PORTRAIT_PHOTOS := $(PHOTOS)/cam_canon_ixus40_portrait_440_thumb.jpg $(PHOTOS)/orient_portrait_6.jpg
 
 # Debian packages: build and test, then the extra tools the benchmarks compare against.
@@ -33,7 +36,7 @@ FUZZ_SECONDS ?= 600
 FUZZ_TARGETS := jpeg png webp vp8l heif settings devices control
 
 .PHONY: builtin-devices all deps check-deps bench-deps deploy-check-deps build release run test unit-tests lint format shellcheck \
-	check-photos check-renditions vm-test deploy-test bench clean fault-deps faults test-asan \
+	check-photos check-renditions vm-test deploy-test bench symbol-order clean fault-deps faults test-asan \
 	test-tsan fuzz fuzz-brief soak vm-lowram vm-pacing mqtt-deps mqtt-test web-deps web-test \
 	vm-guard vm-display vm-input vm-gpio vm-cec vm-suspend vm-power vm-service
 
@@ -246,6 +249,15 @@ bench: release bench-deps check-deps
 	/usr/bin/python3 Tests/Benchmarks/formats.py --vitrine .build/release/vitrine $(firstword $(BASELINE_PHOTOS))
 	/usr/bin/python3 Tests/Benchmarks/phones.py --vitrine .build/release/vitrine $(lastword $(BASELINE_PHOTOS))
 	/usr/bin/python3 Tests/Benchmarks/overlay.py --vitrine .build/release/vitrine $(BASELINE_PHOTOS)
+	/usr/bin/python3 Tests/Benchmarks/footprint.py --vitrine .build/release/vitrine $(FOOTPRINT_PHOTOS)
+
+# Lays out the code `vitrine play` runs together in the binary (Sources/vitrine/symbol-order.txt, read by the
+# linker): run after large changes, then rebuild. Needs valgrind.
+symbol-order: release
+	$(call apt_install,valgrind)
+	/usr/bin/python3 Tests/Tools/order_symbols.py --vitrine .build/release/vitrine
+	rm -f .build/release/vitrine
+	$(SWIFT) build -c release --static-swift-stdlib
 
 clean:
 	rm -rf .build build

@@ -35,11 +35,6 @@ let package = Package(
             providers: [.apt(["libudev-dev"])]
         ),
         .systemLibrary(
-            name: "CLibInput",
-            pkgConfig: "libinput",
-            providers: [.apt(["libinput-dev"])]
-        ),
-        .systemLibrary(
             name: "CFreeType",
             pkgConfig: "freetype2",
             providers: [.apt(["libfreetype-dev"])]
@@ -55,16 +50,6 @@ let package = Package(
             providers: [.apt(["libwebp-dev"])]
         ),
         .systemLibrary(
-            name: "CHeif",
-            pkgConfig: "libheif",
-            providers: [.apt(["libheif-dev"])]
-        ),
-        .systemLibrary(
-            name: "CDav1d",
-            pkgConfig: "dav1d",
-            providers: [.apt(["libdav1d-dev"])]
-        ),
-        .systemLibrary(
             name: "CLCMS",
             pkgConfig: "lcms2",
             providers: [.apt(["liblcms2-dev"])]
@@ -74,27 +59,23 @@ let package = Package(
             pkgConfig: "libgpiod",
             providers: [.apt(["libgpiod-dev"])]
         ),
-        .systemLibrary(
-            name: "CMosquitto",
-            pkgConfig: "libmosquitto",
-            providers: [.apt(["libmosquitto-dev"])]
-        ),
-        .systemLibrary(
-            name: "CMicroHTTPD",
-            pkgConfig: "libmicrohttpd",
-            providers: [.apt(["libmicrohttpd-dev"])]
-        ),
-        .systemLibrary(
-            name: "CQRencode",
-            pkgConfig: "libqrencode",
-            providers: [.apt(["libqrencode-dev"])]
-        ),
+        // Loaded when first needed, not at start (Sources/CLazyLink): only their headers here, no pkg-config, so
+        // nothing links them. Packages: libheif-dev, libdav1d-dev, libinput-dev, libmosquitto-dev,
+        // libmicrohttpd-dev, libqrencode-dev.
+        .systemLibrary(name: "CHeif"),
+        .systemLibrary(name: "CDav1d"),
+        .systemLibrary(name: "CLibInput"),
+        .systemLibrary(name: "CMosquitto"),
+        .systemLibrary(name: "CMicroHTTPD"),
+        .systemLibrary(name: "CQRencode"),
+        // The stubs those libraries' functions are called through, and their loader.
+        .target(name: "CLazyLink"),
         .systemLibrary(name: "CLinux"),
         .systemLibrary(name: "CCEC"),
         // Values, parsers and state machines: no system call, no C library, nothing but the standard library.
         .target(name: "VitrineCore", swiftSettings: strict),
         // The system underneath: files, descriptors, timers, the event loop, threads, clocks, the log.
-        .target(name: "VitrinePlatform", dependencies: ["VitrineCore", "CLinux"], swiftSettings: strict),
+        .target(name: "VitrinePlatform", dependencies: ["VitrineCore", "CLinux", "CLazyLink"], swiftSettings: strict),
         // Decoding, scaling, colour, rendering a slide and writing renditions.
         .target(
             name: "VitrineImage",
@@ -149,7 +130,16 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .executableTarget(name: "vitrine", dependencies: ["VitrineCLI"], swiftSettings: strict),
+        .executableTarget(
+            name: "vitrine", dependencies: ["VitrineCLI"], exclude: ["symbol-order.txt"], swiftSettings: strict,
+            linkerSettings: [
+                .unsafeFlags([
+                    "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker",
+                    "--no-export-dynamic", "-Xlinker",
+                    "--symbol-ordering-file=\(Context.packageDirectory)/Sources/vitrine/symbol-order.txt",
+                    "-Xlinker", "--no-warn-symbol-ordering",
+                ])
+            ]),
         .target(
             name: "VitrineTestSupport",
             dependencies: ["VitrineCore", "VitrinePlatform", "CTurboJPEG", "CSPNG", "CWebP", "CLCMS"],

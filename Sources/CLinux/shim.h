@@ -52,6 +52,13 @@ static inline int vitrine_return_large_blocks(void) {
     return mallopt(M_MMAP_THRESHOLD, 256 * 1024);
 }
 
+/* Gives the pages of freed heap memory back to the kernel, in every thread's arena: after a decode, whose
+ * working memory (libjpeg's, the resampler's rows) is freed in pieces too small to be unmapped on their own and
+ * would otherwise stay resident until the next decode reuses them. */
+static inline void vitrine_release_free_heap(void) {
+    (void)malloc_trim(0);
+}
+
 /* Peak resident set size of this process in KiB (ru_maxrss is in KiB on Linux, getrusage(2)). */
 static inline long vitrine_peak_rss_kib(void) {
     struct rusage usage;

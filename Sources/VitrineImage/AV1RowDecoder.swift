@@ -1,5 +1,6 @@
 import CDav1d
 import VitrineCore
+import VitrinePlatform
 
 /// An AVIF still decoded by dav1d straight from the item's data: the picture is held once, as dav1d's Y'CbCr
 /// planes, and each row is converted to BGRX as it is asked for, cropped as the clean aperture says. The
@@ -28,6 +29,11 @@ final class AV1RowDecoder: RowDecoder {
         self.still = still
         colorProfile = header.colorProfile
         if isCancelled?() == true { throw ImageError(file: file.path, reason: .cancelled) }
+        do {
+            try LazyLibrary.dav1d.load()
+        } catch {
+            throw failed("\(error)")
+        }
         var data = Dav1dData()
         guard let buffer = vitrine_av1_data(&data, still.codedBytes) else { throw failed("dav1d: out of memory") }
         var filled = 0

@@ -1,5 +1,6 @@
 import CHeif
 import VitrineCore
+import VitrinePlatform
 
 /// A HEIF or AVIF file read by libheif, and its primary image: the one a phone shows (not the thumbnails, depth
 /// maps or burst frames beside it). Owns the libheif context and the image handle, released on deinit.
@@ -20,6 +21,11 @@ final class HEIFFile {
         throws(ImageError)
     {
         self.path = path
+        do {
+            try LazyLibrary.heif.load()
+        } catch {
+            throw ImageError(file: path, reason: .decodeFailed("\(error)"))
+        }
         revealed = .allocate(capacity: max(1, reveal.count))
         revealed.initialize(from: reveal.sorted().map(Int64.init), count: reveal.count)
         guard let context = heif_context_alloc() else {

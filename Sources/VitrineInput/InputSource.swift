@@ -29,6 +29,11 @@ public final class InputSource {
     public let descriptor: Int32
 
     public init() throws(RuntimeError) {
+        do {
+            try LazyLibrary.input.load()
+        } catch {
+            throw error.runtimeError
+        }
         guard let udev = udev_new() else { throw RuntimeError("start udev for input", errno: ENOMEM) }
         guard let context = vitrine_libinput_create(udev) else {
             udev_unref(udev)

@@ -1,3 +1,4 @@
+import CLinux
 import VitrineCore
 import VitrineImage
 import VitrinePlatform
@@ -65,7 +66,10 @@ public final class DecodeWorker {
         worker.submit(
             .init(key: Self.key(request.slide.id), variant: request.generation, urgent: request.purpose == .show)
         ) { isCancelled in
-            Self.decode(request, options: options.withLock { $0 }, decoder: decoder, isCancelled: isCancelled)
+            let outcome = Self.decode(
+                request, options: options.withLock { $0 }, decoder: decoder, isCancelled: isCancelled)
+            vitrine_release_free_heap()
+            return outcome
         }
     }
 

@@ -1,5 +1,6 @@
 import CMosquitto
 import VitrineCore
+import VitrinePlatform
 
 #if canImport(Glibc)
     import Glibc
@@ -44,6 +45,11 @@ final class MQTTSession {
 
     /// `version5`: MQTT 5, whose CONNECT can carry a maximum packet size (`MQTTClient.connect`).
     init(_ options: MQTTClient.Options, version5: Bool = false) throws(MQTTError) {
+        do {
+            try LazyLibrary.mosquitto.load()
+        } catch {
+            throw MQTTError("start", "\(error)")
+        }
         _ = Self.library
         inbox = Inbox(payloadLimit: options.payloadLimit, version5: version5)
         sink = .allocate(capacity: 1)

@@ -162,6 +162,11 @@ public final class WebServer {
         address: String, port: UInt16, limits: Limits = Limits(), tls: (certificate: String, key: String)? = nil,
         begin: @escaping (Request) -> Start = { _ in .gather }, handle: @escaping (Request) -> Reply
     ) throws(RuntimeError) {
+        do {
+            try LazyLibrary.microhttpd.load()
+        } catch {
+            throw error.runtimeError
+        }
         handler = Handler(begin: begin, handle: handle)
         server = .allocate(capacity: 1)
         server.initialize(

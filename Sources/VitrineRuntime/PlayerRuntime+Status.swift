@@ -38,6 +38,14 @@ extension PlayerRuntime {
         return figures
     }
 
+    func logStartStats() {
+        let mib = { (bytes: Int) in JSONText.number(Double(bytes) / 1_048_576) }
+        let memory = ProcessMemory.resident()
+        log(
+            "stats: started rss \(mib(memory.total)) MiB anon \(mib(memory.anonymous)) MiB peak "
+                + "\(mib(ProcessMemory.peakResidentBytes())) MiB budget \(mib(budget.used))/\(mib(budget.limit)) MiB")
+    }
+
     func logStats(_ record: PresentRecord, now: Double) {
         let mib = { (bytes: Int) in JSONText.number(Double(bytes) / 1_048_576) }
         let memory = ProcessMemory.resident()

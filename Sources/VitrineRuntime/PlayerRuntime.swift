@@ -139,12 +139,17 @@ public final class PlayerRuntime {
             settings, profile: profile, budget: budget, blendsCleanly: opened.fbdev?.blendsCleanly ?? true,
             screen: opened.description, log: log)
         let fadeFrames = fades == nil ? 0 : frameBytes
-        // With fades, a third scanout buffer when the budget has room beside what a fade holds: the next step is
-        // painted while the last one's flip is in flight, so a blend that takes most of a frame still makes every
-        // vblank.
         let scanoutBytes = profile.scanout.xrgbByteCount ?? Int.max / 4
         let fadeNeeds = needed + 2 * frameBytes + Self.fadeDecodeRoom
-        let scanoutBuffers = fades != nil && opened.fbdev == nil && budget.limit - fadeNeeds >= scanoutBytes ? 3 : 2
+        var scanoutBuffers = 2
+        if fades != nil, opened.fbdev == nil, budget.limit - fadeNeeds >= scanoutBytes {
+            let refresh = max(opened.mode?.refresh ?? 60, 1)
+            let step = FrameBlender.stepSeconds(at: profile.compose, clock: MonotonicClock.seconds)
+            scanoutBuffers = Self.fadeBuffers(stepSeconds: step, refreshHz: refresh)
+            log(
+                "crossfades: a step blends in \(JSONText.number(step * 1000)) ms of a "
+                    + "\(JSONText.number(1000 / Double(refresh))) ms frame here: \(scanoutBuffers) scanout buffers")
+        }
         let thirdBuffer = scanoutBuffers == 3 ? scanoutBytes : 0
         let keepPrevious =
             budget.limit - needed - frameBytes - fadeFrames - thirdBuffer >= Self.progressiveReserve + frameBytes
@@ -292,6 +297,14 @@ public final class PlayerRuntime {
         return settings.transitionSeconds ?? profile.transitionSeconds
     }
 
+    /// With fades, a third scanout buffer only where a step's blend takes more than half a frame (a Pi Zero at
+    /// 1080p, a guest under emulation): the next step is then painted while the last one's flip is in flight, so it
+    /// still makes every vblank. Where blending is quick, two buffers make every vblank too (the step is painted
+    /// between a flip's completion and the next vblank), and the third would be a whole frame held for nothing.
+    package static func fadeBuffers(stepSeconds: Double, refreshHz: Int) -> Int {
+        stepSeconds > 0.5 / Double(max(refreshHz, 1)) ? 3 : 2
+    }
+
     public var controlPath: String? { control?.path }
 
     /// Portrait pairs only make sense on a landscape canvas.
@@ -320,6 +333,8 @@ public final class PlayerRuntime {
         startMQTT(configuration.settings)
         startCEC(configuration.settings)
         startWeb(configuration.settings)
+        // What the player costs before its first photo: the screen's buffers, the links, the code they run.
+        if configuration.stats { logStartStats() }
         send(.start(categories: follower.start(now: MonotonicClock.seconds()), now: MonotonicClock.seconds()))
         followSchedule()
         drainDisplay()

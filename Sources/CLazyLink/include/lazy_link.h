@@ -1,0 +1,32 @@
+#ifndef VITRINE_LAZY_LINK_H
+#define VITRINE_LAZY_LINK_H
+/*
+ * Libraries loaded when first needed instead of at start. Each maps a dozen more (libheif maps the x265 and aom
+ * encoders, libmicrohttpd GnuTLS, libmosquitto OpenSSL, libinput GLib through libwacom): about 8 MiB of a
+ * process that may need none of them (a headless player, `vitrine render` of a JPEG, a frame without MQTT).
+ *
+ * Calls go through stubs that jump to the library's function once `vitrine_lazy_load` has succeeded for it;
+ * a call before that is a bug and ends the process with a message.
+ */
+#include <stddef.h>
+
+enum vitrine_lazy_library {
+    VITRINE_LAZY_HEIF,
+    VITRINE_LAZY_DAV1D,
+    VITRINE_LAZY_INPUT,
+    VITRINE_LAZY_MOSQUITTO,
+    VITRINE_LAZY_MICROHTTPD,
+    VITRINE_LAZY_QRENCODE,
+};
+
+/* The file name the library is loaded by (its soname). */
+const char *vitrine_lazy_soname(enum vitrine_lazy_library library);
+
+/* Loads the library and resolves every function Vitrine calls in it, once; later calls return the first result.
+ * Thread-safe. Returns 0, or -1 with the loader's message (the file missing, a function missing) in `why`. */
+int vitrine_lazy_load(enum vitrine_lazy_library library, char *why, size_t why_size);
+
+/* Whether the library has been loaded (the status and the tests). */
+int vitrine_lazy_loaded(enum vitrine_lazy_library library);
+
+#endif

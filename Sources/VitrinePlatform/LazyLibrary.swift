@@ -1,0 +1,56 @@
+import CLazyLink
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// A library loaded when first needed rather than at start (Sources/CLazyLink): what uses one calls `load()` first,
+/// and a library that cannot be loaded is an error for that use (a HEIF photo skipped, MQTT off), never for the
+/// process.
+public enum LazyLibrary: CaseIterable, Sendable {
+    case heif, dav1d, input, mosquitto, microhttpd, qrencode
+
+    private var raw: vitrine_lazy_library {
+        switch self {
+        case .heif: VITRINE_LAZY_HEIF
+        case .dav1d: VITRINE_LAZY_DAV1D
+        case .input: VITRINE_LAZY_INPUT
+        case .mosquitto: VITRINE_LAZY_MOSQUITTO
+        case .microhttpd: VITRINE_LAZY_MICROHTTPD
+        case .qrencode: VITRINE_LAZY_QRENCODE
+        }
+    }
+
+    /// The file it is loaded by, as `ldd` would name it.
+    public var soname: String { String(cString: vitrine_lazy_soname(raw)) }
+
+    /// Loads it once (later calls are cheap and give the first call's result). Thread-safe; reads the library's
+    /// files from the system's library folders on the first call only.
+    public func load() throws(LazyLibraryError) {
+        var why = [CChar](repeating: 0, count: 320)
+        guard vitrine_lazy_load(raw, &why, why.count) == 0 else {
+            let reason = String(decoding: why.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            throw LazyLibraryError(soname: soname, reason: reason)
+        }
+    }
+
+    public var isLoaded: Bool { vitrine_lazy_loaded(raw) != 0 }
+}
+
+/// A library that could not be loaded: which, and the loader's reason (the file missing, a function missing).
+public struct LazyLibraryError: Error, CustomStringConvertible, Equatable, Sendable {
+    public let soname: String
+    public let reason: String
+
+    package init(soname: String, reason: String) {
+        self.soname = soname
+        self.reason = reason
+    }
+
+    public var description: String { "cannot load \(soname): \(reason)" }
+
+    /// The same, for the subsystems whose errors are `RuntimeError`s.
+    public var runtimeError: RuntimeError { RuntimeError("load \(soname) (\(reason))", errno: ELIBACC) }
+}
