@@ -1,6 +1,7 @@
 import VitrineCore
 import VitrineDisplay
 import VitrineLinks
+import VitrinePlatform
 import VitrineRuntime
 
 /// `vitrine probe --panel WxH`: which device profile a panel gets and what follows from it.
@@ -12,7 +13,8 @@ struct ProbeCommand {
         synopsis: "[--panel WxH [--connector TYPE] [--edid-name NAME]] [--json]",
         summary: """
             Without --panel: lists every DRM card and connector (status, type, modes, EDID name and serial, size,
-            panel orientation) and the device profile each connected one gets. With --panel: looks that panel up
+            panel orientation) and the device profile each connected one gets, the CEC adapters, and whether each
+            library the player loads when first needed (HEIF, AVIF, input, MQTT, the web remote) loads here. With --panel: looks that panel up
             in the device table and prints the profile it matches (or the one derived for an unknown panel):
             compose size, rotation, rendition size, fit and memory budget.
             """,
@@ -180,10 +182,37 @@ struct ProbeCommand {
                 ]))
         }
         if adapters.isEmpty { lines.append("no CEC adapters in /dev") }
+        let libraries = probeLibraries()
+        lines += libraries.lines
         console.out(
             json
-                ? JSONWriter.write(.object([("cards", .array(cards)), ("cec", .array(adapters))])) + "\n"
+                ? JSONWriter.write(
+                    .object([
+                        ("cards", .array(cards)), ("cec", .array(adapters)), ("libraries", .array(libraries.json)),
+                    ])) + "\n"
                 : lines.joined(separator: "\n") + "\n")
         return 0
+    }
+
+    /// Whether each library the player loads when first needed can be loaded here: a package missing shows up
+    /// now, not as the first HEIF photo skipped or the web remote off.
+    private func probeLibraries() -> (lines: [String], json: [JSONWriter.Value]) {
+        var lines = ["libraries loaded when first needed:"]
+        var json: [JSONWriter.Value] = []
+        for library in LazyLibrary.allCases {
+            var failure: LazyLibraryError?
+            do {
+                try library.load()
+            } catch {
+                failure = error
+            }
+            lines.append("  \(library.soname) (\(library.purpose)): \(failure.map { "\($0)" } ?? "loads")")
+            json.append(
+                .object([
+                    ("soname", .string(library.soname)), ("for", .string(library.purpose)),
+                    ("loads", .bool(failure == nil)), ("error", failure.map { .string($0.reason) } ?? .null),
+                ]))
+        }
+        return (lines, json)
     }
 }

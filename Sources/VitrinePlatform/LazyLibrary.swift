@@ -23,6 +23,18 @@ public enum LazyLibrary: CaseIterable, Sendable {
         }
     }
 
+    /// What needs it, as a user would name it.
+    public var purpose: String {
+        switch self {
+        case .heif: "HEIF and AVIF photos"
+        case .dav1d: "AVIF photos"
+        case .input: "keys and touch"
+        case .mosquitto: "MQTT"
+        case .microhttpd: "the web remote"
+        case .qrencode: "the web remote's QR code"
+        }
+    }
+
     /// The file it is loaded by, as `ldd` would name it.
     public var soname: String { String(cString: vitrine_lazy_soname(raw)) }
 

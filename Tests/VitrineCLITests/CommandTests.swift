@@ -147,6 +147,27 @@ final class RecordingConsole: Console {
         #expect(unknown.output.contains("(derived, not in the table)"))
     }
 
+    @Test func probeSaysWhetherEachLibraryLoadedWhenNeededLoadsHere() throws {
+        let text = run(["probe", "--devices", devices])
+        #expect(text.status == 0)
+        #expect(text.output.contains("libraries loaded when first needed:\n"))
+        #expect(text.output.contains("  libheif.so.1 (HEIF and AVIF photos): loads\n"))
+        #expect(text.output.contains("  libmicrohttpd.so.12 (the web remote): loads\n"))
+        let json = run(["probe", "--devices", devices, "--json"])
+        let parsed = try JSONParser.parse(json.output)
+        guard case .object(let fields) = parsed.kind,
+            case .array(let libraries)? = fields.first(where: { $0.key == "libraries" })?.value.kind
+        else {
+            Issue.record("no libraries in \(json.output)")
+            return
+        }
+        #expect(libraries.count == LazyLibrary.allCases.count)
+        for library in libraries {
+            guard case .object(let entry) = library.kind else { continue }
+            #expect(entry.first { $0.key == "loads" }?.value.kind == .bool(true), "\(json.output)")
+        }
+    }
+
     @Test func aBadDeviceTableIsRefusedWithFileLineAndKey() throws {
         let table = try folder.write(
             "devices.json",
