@@ -86,10 +86,14 @@ int vitrine_lazy_load(enum vitrine_lazy_library library, char *why, size_t why_s
     return result;
 }
 
-int vitrine_lazy_loaded(enum vitrine_lazy_library library) {
+static int current_state(enum vitrine_lazy_library library) {
     if ((unsigned)library >= VITRINE_LAZY_COUNT) return 0;
     pthread_mutex_lock(&lock);
-    int loaded = state[library] == 1;
+    int now = state[library];
     pthread_mutex_unlock(&lock);
-    return loaded;
+    return now;
 }
+
+int vitrine_lazy_loaded(enum vitrine_lazy_library library) { return current_state(library) == 1; }
+
+int vitrine_lazy_tried(enum vitrine_lazy_library library) { return current_state(library) != 0; }

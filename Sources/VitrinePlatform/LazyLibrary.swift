@@ -49,6 +49,9 @@ public enum LazyLibrary: CaseIterable, Sendable {
     }
 
     public var isLoaded: Bool { vitrine_lazy_loaded(raw) != 0 }
+
+    /// Whether a load has been tried (loaded, or known missing): `load()` then reads nothing from disk.
+    public var hasBeenTried: Bool { vitrine_lazy_tried(raw) != 0 }
 }
 
 /// A library that could not be loaded: which, and the loader's reason (the file missing, a function missing).

@@ -30,6 +30,10 @@ extension PlayerRuntime {
     /// read, a TLS file missing) are logged and the show goes on without MQTT.
     func startMQTT(_ settings: Settings) {
         guard let mqttSettings = settings.mqtt else { return }
+        let loaded = libraryLoader.ready([.mosquitto]) { [unowned self] in
+            if mqtt == nil { startMQTT(configuration.settings) }
+        }
+        guard loaded else { return }
         let link: MQTTLink
         do {
             link = try MQTTLink(
@@ -123,6 +127,11 @@ extension PlayerRuntime {
     /// Listens for the web remote. A port in use or a missing certificate is one log line; the show goes on.
     func startWeb(_ settings: Settings) {
         guard let webSettings = settings.web else { return }
+        // The QR code of the pairing screen is the web remote's, drawn on the loop: its library comes in with it.
+        let loaded = libraryLoader.ready([.microhttpd, .qrencode]) { [unowned self] in
+            if web == nil { startWeb(configuration.settings) }
+        }
+        guard loaded else { return }
         let remote: WebRemote
         do {
             remote = try WebRemote(

@@ -38,17 +38,18 @@ extension PlayerRuntime {
         return figures
     }
 
-    func logStartStats() {
+    /// The memory part of the stats lines: resident, anonymous, peak, and the budget in use.
+    private func memoryStats() -> String {
         let mib = { (bytes: Int) in JSONText.number(Double(bytes) / 1_048_576) }
         let memory = ProcessMemory.resident()
-        log(
-            "stats: started rss \(mib(memory.total)) MiB anon \(mib(memory.anonymous)) MiB peak "
-                + "\(mib(ProcessMemory.peakResidentBytes())) MiB budget \(mib(budget.used))/\(mib(budget.limit)) MiB")
+        return "rss \(mib(memory.total)) MiB anon \(mib(memory.anonymous)) MiB peak "
+            + "\(mib(ProcessMemory.peakResidentBytes())) MiB budget \(mib(budget.used))/\(mib(budget.limit)) MiB"
     }
+
+    func logStartStats() { log("stats: started \(memoryStats())") }
 
     func logStats(_ record: PresentRecord, now: Double) {
         let mib = { (bytes: Int) in JSONText.number(Double(bytes) / 1_048_576) }
-        let memory = ProcessMemory.resident()
         // With a crossfade the change becomes visible at its first step.
         let visible = display.screen.firstShown ?? now
         let latency = advanceDeadline.map { "\(JSONText.number((visible - $0) * 1000)) ms" } ?? "-"
@@ -59,9 +60,8 @@ extension PlayerRuntime {
         }
         log(
             "stats: slide \(SlideID(category: record.category, name: record.slide)) decode \(decode) "
-                + "deadline-to-present \(latency)\(pacing ?? "") rss \(mib(memory.total)) MiB anon "
-                + "\(mib(memory.anonymous)) MiB peak \(mib(ProcessMemory.peakResidentBytes())) MiB budget "
-                + "\(mib(budget.used))/\(mib(budget.limit)) MiB MemAvailable \(mib(ProcessMemory.availableBytes())) MiB"
+                + "deadline-to-present \(latency)\(pacing ?? "") \(memoryStats()) "
+                + "MemAvailable \(mib(ProcessMemory.availableBytes())) MiB"
                 + " at \(microseconds(visible))"
         )
     }

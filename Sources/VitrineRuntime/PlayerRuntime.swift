@@ -62,6 +62,8 @@ public final class PlayerRuntime {
     var cec: CECLink?
     /// The web remote; nil without `web` settings or when it cannot listen.
     var web: WebRemote?
+    /// Loads the libraries of a link turned on once the loop runs, off the loop.
+    lazy var libraryLoader = LibraryLoader(loop: loop, log: log)
     /// The picture of the slide on screen, made once for both MQTT's image topic and the web remote's page.
     lazy var slidePictures = SlidePictures(loop: loop, log: log) { [unowned self] result, now in
         mqtt?.slidePicture(result, now: now)
@@ -341,6 +343,7 @@ public final class PlayerRuntime {
         // The pings come from this loop, so a player stuck anywhere in it is restarted by the service manager.
         if notifier?.watchdogInterval != nil { watchdogTimer.arm(at: MonotonicClock.seconds()) }
         if metricsWriter != nil { metricsTimer.arm(at: MonotonicClock.seconds()) }
+        libraryLoader.loopRunning = true
         while exitStatus == nil {
             let ready = loop.wait()
             let woke = MonotonicClock.seconds()
@@ -379,6 +382,7 @@ public final class PlayerRuntime {
         cec?.close()
         web?.close()
         slidePictures.stop()
+        libraryLoader.stop()
         worker.stop()
         follower.stop()
         control?.close()

@@ -26,7 +26,10 @@ const char *vitrine_lazy_soname(enum vitrine_lazy_library library);
  * Thread-safe. Returns 0, or -1 with the loader's message (the file missing, a function missing) in `why`. */
 int vitrine_lazy_load(enum vitrine_lazy_library library, char *why, size_t why_size);
 
-/* Whether the library has been loaded (the status and the tests). */
+/* Whether the library has been loaded. */
 int vitrine_lazy_loaded(enum vitrine_lazy_library library);
+
+/* Whether a load has been tried, loaded or not: a later `vitrine_lazy_load` reads nothing from disk. */
+int vitrine_lazy_tried(enum vitrine_lazy_library library);
 
 #endif
