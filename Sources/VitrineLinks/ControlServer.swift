@@ -96,15 +96,25 @@ public final class ControlServer {
             // Gone already (another player starting at the same moment removed it) is what was wanted.
             unlink(path)
         }
+        // Bound under a name beside it and renamed once listening: a client that waits for the path to appear
+        // (a script, a test) could otherwise connect between bind and listen and be refused. A path too long for
+        // the extra character, or one where something other than a socket has that name, is bound where it is.
+        var staging = path.utf8.count + 1 < 108 ? path + "~" : path
+        if staging != path, lstat(staging, &status) == 0 {
+            if status.st_mode & S_IFMT == S_IFSOCK { unlink(staging) } else { staging = path }
+        }
         try SystemCall.run("bind the control socket", path: path) {
-            vitrine_unix_connect_or_bind(socket.number, path, 1)
+            vitrine_unix_connect_or_bind(socket.number, staging, 1)
         }
         do {
             // The socket's group (the service's) may send commands; nobody else.
-            try SystemCall.run("set the control socket's permissions", path: path) { chmod(path, 0o660) }
+            try SystemCall.run("set the control socket's permissions", path: path) { chmod(staging, 0o660) }
             try SystemCall.run("listen on the control socket", path: path) { listen(socket.number, 8) }
+            if staging != path {
+                try SystemCall.run("put the control socket in place", path: path) { rename(staging, path) }
+            }
         } catch {
-            unlink(path)
+            unlink(staging)
             throw error
         }
         listening = .some(socket)

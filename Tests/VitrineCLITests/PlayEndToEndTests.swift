@@ -363,6 +363,22 @@ import VitrineTestSupport
         #expect(try FileBytes.readText(socket) == "my notes\n")
     }
 
+    /// The socket is bound beside its path and renamed into place once it listens (so a client that waits for the
+    /// path is never refused): a user's file with that staging name is left alone, and the socket still works.
+    @Test(.enabled(if: vitrineBinaryRuns, "the vitrine executable is not built (swift build builds it)"))
+    func aUsersFileNamedLikeTheSocketsStagingNameIsLeftAlone() throws {
+        try folder.write("control.sock~", text: "my other notes\n")
+        let player = try Running(
+            arguments: ["play", "--config", "\(folder.path)/vitrine.json"], log: "\(folder.path)/staging.log")
+        #expect(eventually("the control socket", { FileBytes.exists(socket) }))
+        #expect(ctl("status").contains("\"category\""))
+        var status = stat()
+        #expect(stat(socket, &status) == 0 && status.st_mode & S_IFMT == S_IFSOCK && status.st_mode & 0o777 == 0o660)
+        #expect(player.stop() == 0)
+        #expect(try FileBytes.readText("\(socket)~") == "my other notes\n")
+        #expect(!FileBytes.exists(socket))
+    }
+
     /// The binary stands alone: started from an empty folder with no config file anywhere it looks, it plays the
     /// library it is given with the device table compiled in.
     @Test(.enabled(if: vitrineBinaryRuns, "the vitrine executable is not built (swift build builds it)"))
