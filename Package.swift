@@ -1,7 +1,16 @@
 // swift-tools-version: 6.2
 import PackageDescription
 
-let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)]
+// Each function in its own section in release builds, so the linker can lay out the code play runs together from
+// Sources/vitrine/symbol-order.txt; without it a module is one section and only modules are ordered.
+// FreeType's headers are under freetype2/ (Debian, Raspberry Pi OS): pkg-config would say so, but it would link the
+// library too, which is loaded when first needed instead (CFreeType). Every module that sees VitrineImage's
+// interface needs the path.
+let freeTypeHeaders: SwiftSetting = .unsafeFlags(["-Xcc", "-I/usr/include/freetype2"])
+let strict: [SwiftSetting] = [
+    .treatAllWarnings(as: .error), .unsafeFlags(["-Xfrontend", "-function-sections"], .when(configuration: .release)),
+    freeTypeHeaders,
+]
 
 let package = Package(
     name: "Vitrine",
@@ -35,11 +44,6 @@ let package = Package(
             providers: [.apt(["libudev-dev"])]
         ),
         .systemLibrary(
-            name: "CFreeType",
-            pkgConfig: "freetype2",
-            providers: [.apt(["libfreetype-dev"])]
-        ),
-        .systemLibrary(
             name: "CSPNG",
             pkgConfig: "spng",
             providers: [.apt(["libspng-dev"])]
@@ -61,15 +65,17 @@ let package = Package(
         ),
         // Loaded when first needed, not at start (Sources/CLazyLink): only their headers here, no pkg-config, so
         // nothing links them. Packages: libheif-dev, libdav1d-dev, libinput-dev, libmosquitto-dev,
-        // libmicrohttpd-dev, libqrencode-dev.
+        // libmicrohttpd-dev, libqrencode-dev, libfreetype-dev (whose headers are under freetype2/: see
+        // `freeTypeHeaders`).
         .systemLibrary(name: "CHeif"),
         .systemLibrary(name: "CDav1d"),
         .systemLibrary(name: "CLibInput"),
         .systemLibrary(name: "CMosquitto"),
         .systemLibrary(name: "CMicroHTTPD"),
         .systemLibrary(name: "CQRencode"),
+        .systemLibrary(name: "CFreeType"),
         // The stubs those libraries' functions are called through, and their loader.
-        .target(name: "CLazyLink"),
+        .target(name: "CLazyLink", cSettings: [.unsafeFlags(["-ffunction-sections"], .when(configuration: .release))]),
         .systemLibrary(name: "CLinux"),
         .systemLibrary(name: "CCEC"),
         // Values, parsers and state machines: no system call, no C library, nothing but the standard library.
@@ -131,14 +137,18 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(
-            name: "vitrine", dependencies: ["VitrineCLI"], exclude: ["symbol-order.txt"], swiftSettings: strict,
+            name: "vitrine", dependencies: ["VitrineCLI"], exclude: ["symbol-order.txt", "static-cxx"],
+            swiftSettings: strict,
             linkerSettings: [
                 .unsafeFlags([
                     "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker",
                     "--no-export-dynamic", "-Xlinker",
                     "--symbol-ordering-file=\(Context.packageDirectory)/Sources/vitrine/symbol-order.txt",
                     "-Xlinker", "--no-warn-symbol-ordering",
-                ])
+                ]),
+                // GCC's libstdc++.a instead of libstdc++.so.6: Sources/vitrine/static-cxx/libstdc++.so says why.
+                .unsafeFlags(
+                    ["-L\(Context.packageDirectory)/Sources/vitrine/static-cxx"], .when(configuration: .release)),
             ]),
         .target(
             name: "VitrineTestSupport",

@@ -107,6 +107,12 @@
     X(VITRINE_LAZY_MICROHTTPD, MHD_stop_daemon) \
     X(VITRINE_LAZY_MICROHTTPD, MHD_suspend_connection) \
     X(VITRINE_LAZY_QRENCODE, QRcode_encodeString) \
-    X(VITRINE_LAZY_QRENCODE, QRcode_free)
+    X(VITRINE_LAZY_QRENCODE, QRcode_free) \
+    X(VITRINE_LAZY_FREETYPE, FT_Done_Face) \
+    X(VITRINE_LAZY_FREETYPE, FT_Done_FreeType) \
+    X(VITRINE_LAZY_FREETYPE, FT_Init_FreeType) \
+    X(VITRINE_LAZY_FREETYPE, FT_Load_Char) \
+    X(VITRINE_LAZY_FREETYPE, FT_New_Face) \
+    X(VITRINE_LAZY_FREETYPE, FT_Set_Pixel_Sizes)
 
 #endif

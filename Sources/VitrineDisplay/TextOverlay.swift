@@ -22,7 +22,8 @@ package final class TextOverlay {
         var painter: ObjectIdentifier?
     }
 
-    private let renderer: TextRenderer?
+    /// The banner's font, made when the first banner is due (`wantsText`); nil until then, or without a font.
+    package var renderer: TextRenderer?
     private let timer: MonotonicTimer
     private var banner: (text: String, until: Double)?
     private var pairing: (code: QRMatrix, until: Double)?
@@ -33,10 +34,13 @@ package final class TextOverlay {
     /// What the corner should show now.
     package var cornerLines: [CornerOverlay.Line] = []
 
-    package init(renderer: TextRenderer?) throws(RuntimeError) {
+    package init(renderer: TextRenderer? = nil) throws(RuntimeError) {
         self.renderer = renderer
         timer = try MonotonicTimer()
     }
+
+    /// Whether text is due over the picture: a banner, or the pause sign while the user paused.
+    package func wantsText(paused: Bool) -> Bool { banner != nil || paused }
 
     package var descriptor: Int32 { timer.descriptor }
 

@@ -9,7 +9,8 @@ import VitrinePlatform
 #endif
 
 /// Short lines of text (the category banner, the pause sign) rendered with FreeType into a coverage strip the
-/// size of the text, not a frame.
+/// size of the text, not a frame. FreeType is loaded by the first renderer made (`LazyLibrary.freetype`): a show
+/// that never puts text on screen never maps it.
 public final class TextRenderer {
     public struct Strip: Equatable, Sendable {
         public var size: Size
@@ -24,9 +25,15 @@ public final class TextRenderer {
     private var face: FT_Face?
     public let pixelHeight: Int
 
-    /// Throws, naming the font, when FreeType or the font cannot be loaded; the show then goes on without text.
+    /// Throws, naming the font or the library, when FreeType or the font cannot be loaded; the show then goes on
+    /// without text. Reads the library (the first time) and the font from disk.
     public init(fontPath: String = TextRenderer.defaultFont, pixelHeight: Int) throws(FileError) {
         self.pixelHeight = pixelHeight
+        do {
+            try LazyLibrary.freetype.load()
+        } catch {
+            throw FileError(path: error.soname, operation: "load it (\(error.reason))", errno: ELIBACC)
+        }
         guard FT_Init_FreeType(&library) == 0, let library else {
             throw FileError(path: fontPath, operation: "start FreeType", errno: ENOMEM)
         }

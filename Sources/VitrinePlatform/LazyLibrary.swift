@@ -10,7 +10,7 @@ import CLazyLink
 /// and a library that cannot be loaded is an error for that use (a HEIF photo skipped, MQTT off), never for the
 /// process.
 public enum LazyLibrary: CaseIterable, Sendable {
-    case heif, dav1d, input, mosquitto, microhttpd, qrencode
+    case heif, dav1d, input, mosquitto, microhttpd, qrencode, freetype
 
     private var raw: vitrine_lazy_library {
         switch self {
@@ -20,6 +20,7 @@ public enum LazyLibrary: CaseIterable, Sendable {
         case .mosquitto: VITRINE_LAZY_MOSQUITTO
         case .microhttpd: VITRINE_LAZY_MICROHTTPD
         case .qrencode: VITRINE_LAZY_QRENCODE
+        case .freetype: VITRINE_LAZY_FREETYPE
         }
     }
 
@@ -32,6 +33,7 @@ public enum LazyLibrary: CaseIterable, Sendable {
         case .mosquitto: "MQTT"
         case .microhttpd: "the web remote"
         case .qrencode: "the web remote's QR code"
+        case .freetype: "text on screen"
         }
     }
 

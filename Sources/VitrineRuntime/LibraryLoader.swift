@@ -1,17 +1,18 @@
 import VitrineCore
 import VitrinePlatform
 
-/// Loads the libraries a link needs (`LazyLibrary`) before the link starts, off the loop thread once the loop runs:
-/// a reload that turns MQTT or the web remote on would otherwise read the library, and the dozen it maps, from disk
-/// on the loop. Before the loop runs (start-up, which reads the config and the device table too) they are loaded
-/// where they are asked for.
+/// Loads the libraries a part needs (`LazyLibrary`) before it starts, and makes what needs files read (the text
+/// renderers: FreeType and the font), off the loop thread once the loop runs: a reload that turns MQTT, the web
+/// remote or the corner on, or the first banner, would otherwise read a library, the dozen it maps or a font from
+/// disk on the loop. Before the loop runs (start-up, which reads the config and the device table too) they are
+/// loaded and made where they are asked for.
 final class LibraryLoader {
     private let loop: EventLoop
     private let log: EventLog
     private var worker: Worker<Void>?
     private var source: EventLoop.Source?
-    /// Starts that wait for their libraries, run on the loop once every one of them has been tried.
-    private var waiting: [(libraries: [LazyLibrary], start: () -> Void)] = []
+    /// What waits for the worker, run on the loop once `isDone` holds.
+    private var waiting: [(isDone: () -> Bool, start: () -> Void)] = []
     /// The loop runs: from here on, loads go to the worker.
     var loopRunning = false
 
@@ -20,7 +21,7 @@ final class LibraryLoader {
         self.log = log
     }
 
-    /// Whether `libraries` may be used now: each loaded, or known missing (which the link's own start reports).
+    /// Whether `libraries` may be used now: each loaded, or known missing (which the part's own start reports).
     /// When not, they are loaded on the worker and `retry` runs on the loop once they have been tried.
     func ready(_ libraries: [LazyLibrary], orRetry retry: @escaping () -> Void) -> Bool {
         if libraries.allSatisfy(\.hasBeenTried) { return true }
@@ -28,6 +29,53 @@ final class LibraryLoader {
             for library in libraries { try? library.load() }
             return true
         }
+        let submitted = submit {
+            for library in libraries { try? library.load() }
+        }
+        guard submitted else {
+            for library in libraries { try? library.load() }
+            return true
+        }
+        waiting.append((isDone: { libraries.allSatisfy(\.hasBeenTried) }, start: retry))
+        return false
+    }
+
+    /// Makes a value that reads files to be made (a `TextRenderer`, a `CornerOverlay`) and hands it, or the error,
+    /// to `then` on the loop: at once before the loop runs, else from the worker.
+    func make<Value>(
+        _ build: @escaping @Sendable () throws(FileError) -> Value,
+        then: @escaping (Result<Value, FileError>) -> Void
+    ) {
+        guard loopRunning else {
+            then(Result(catching: build))
+            return
+        }
+        let made = Made<Value>()
+        let submitted = submit {
+            let result = Result(catching: build)
+            made.result.withLock { $0 = result }
+        }
+        guard submitted else {
+            then(Result(catching: build))
+            return
+        }
+        waiting.append(
+            (
+                isDone: { made.result.withLock { $0 != nil } },
+                start: { if let result = made.result.withLock({ $0 }) { then(result) } }
+            ))
+    }
+
+    /// A value made on the worker, handed to the loop whole: the worker writes it once and no longer touches it.
+    private final class Made<Value>: @unchecked Sendable {
+        // @unchecked: the value (a FreeType face, not Sendable) is written under the lock on the worker and read
+        // under it on the loop after that; nobody uses it on two threads.
+        let result = Locked<Result<Value, FileError>?>(nil)
+    }
+
+    /// Runs `job` on the worker, started on first use; false when no worker could be started (the caller then
+    /// does the work where it is, logged once).
+    private func submit(_ job: @escaping @Sendable () -> Void) -> Bool {
         if worker == nil {
             do {
                 let worker = try Worker<Void>(.inOrder(limit: 16))
@@ -40,21 +88,17 @@ final class LibraryLoader {
                 }
                 self.worker = worker
             } catch {
-                log(.warning, "libraries loaded where first needed, on the loop: \(error)")
-                return true
+                log(.warning, "libraries and fonts loaded where first needed, on the loop: \(error)")
+                return false
             }
         }
-        waiting.append((libraries, retry))
-        worker?.submit { _ in
-            for library in libraries { try? library.load() }
-        }
-        return false
+        return worker?.submit { _ in job() } ?? false
     }
 
     private func deliver() {
         _ = worker?.take()
-        let due = waiting.filter { $0.libraries.allSatisfy(\.hasBeenTried) }
-        waiting.removeAll { $0.libraries.allSatisfy(\.hasBeenTried) }
+        let due = waiting.filter { $0.isDone() }
+        waiting.removeAll { $0.isDone() }
         for entry in due { entry.start() }
     }
 

@@ -92,6 +92,7 @@ extension PlayerRuntime {
             live?.close()
             live = nil
             overlay.corner = nil
+            cornerRequests += 1
             startOverlay(settings)
             return
         }
@@ -100,16 +101,27 @@ extension PlayerRuntime {
         log("overlay: \(live.summary) in the \(overlaySettings.corner.rawValue) corner")
     }
 
-    /// The corner's renderer for the canvas as it is now (again after a replug to another size).
+    /// The corner's renderer for the canvas as it is now (again after a replug to another size). Its font is read
+    /// off the loop once the loop runs; until it is there, the corner keeps its old renderer, which draws only on
+    /// the canvas it was made for.
     func makeCorner(_ settings: Settings) {
         guard let overlaySettings = settings.overlay else { return }
-        do {
-            overlay.corner = try CornerOverlay(
-                settings: overlaySettings, canvas: profileNow.compose,
-                fontPath: settings.fontPath ?? TextRenderer.defaultFont)
-        } catch {
-            log(.warning, "overlay: no clock or texts on screen (\(error))")
-            overlay.corner = nil
+        cornerRequests += 1
+        let request = cornerRequests
+        let canvas = profileNow.compose
+        let fontPath = settings.fontPath ?? TextRenderer.defaultFont
+        libraryLoader.make({ () throws(FileError) in
+            try CornerOverlay(settings: overlaySettings, canvas: canvas, fontPath: fontPath)
+        }) { [unowned self] result in
+            // A newer request (another replug, other settings) or the overlay turned off since: this one is stale.
+            guard request == cornerRequests, live != nil else { return }
+            switch result {
+            case .success(let corner):
+                overlay.corner = corner
+            case .failure(let error):
+                log(.warning, "overlay: no clock or texts on screen (\(error))")
+                overlay.corner = nil
+            }
         }
     }
 

@@ -62,8 +62,12 @@ public final class PlayerRuntime {
     var cec: CECLink?
     /// The web remote; nil without `web` settings or when it cannot listen.
     var web: WebRemote?
-    /// Loads the libraries of a link turned on once the loop runs, off the loop.
+    /// Loads the libraries of a link turned on once the loop runs, and makes the text renderers, off the loop.
     lazy var libraryLoader = LibraryLoader(loop: loop, log: log)
+    /// The banner's font has been asked for (`loadBannerFont`).
+    var bannerFontAsked = false
+    /// Counts the corners asked for: a corner made for an older request (before another replug) is dropped.
+    var cornerRequests = 0
     /// The picture of the slide on screen, made once for both MQTT's image topic and the web remote's page.
     lazy var slidePictures = SlidePictures(loop: loop, log: log) { [unowned self] result, now in
         mqtt?.slidePicture(result, now: now)
@@ -161,15 +165,6 @@ public final class PlayerRuntime {
                 keepPrevious: keepPrevious, seed: UInt64(truncatingIfNeeded: Int(MonotonicClock.seconds() * 1e6)),
                 pauseOnInput: settings.pauseOnInput, transitionSeconds: fades ?? 0, resume: resume,
                 wakeOutsideSchedule: settings.presence?.wakeOutsideSchedule ?? false))
-        let renderer: TextRenderer?
-        do {
-            renderer = try TextRenderer(
-                fontPath: settings.fontPath ?? TextRenderer.defaultFont,
-                pixelHeight: max(12, profile.compose.height / 16))
-        } catch {
-            log(.warning, "no on-screen text (\(error)); banners go to the log only")
-            renderer = nil
-        }
         inputRouter = InputRouter(
             gestures: GestureRecognizer(
                 rotation: profile.rotation, physicalSize: opened.connector?.physicalSizeMillimetres,
@@ -211,7 +206,7 @@ public final class PlayerRuntime {
             }
             scheduleTimer = try WallClockTimer()
             inputHoldTimer = try MonotonicTimer()
-            overlay = try TextOverlay(renderer: renderer)
+            overlay = try TextOverlay()
             watchdogTimer = try MonotonicTimer()
             metricsTimer = try MonotonicTimer()
             let root = Library(root: settings.library).root
@@ -568,9 +563,30 @@ public final class PlayerRuntime {
     /// fade runs or the screen is dark.
     private func refreshOverlay() {
         guard display.isLit, !display.isBusy, !display.screen.isFading else { return }
+        let paused = player.timer.reasons.contains(.user)
+        if overlay.wantsText(paused: paused), overlay.renderer == nil { loadBannerFont() }
         overlay.refresh(
-            paused: player.timer.reasons.contains(.user), canvas: profileNow.compose, rotation: profileNow.rotation,
-            show: { display.show($0) })
+            paused: paused, canvas: profileNow.compose, rotation: profileNow.rotation, show: { display.show($0) })
+    }
+
+    /// The banner's renderer, made when the first banner or pause sign is due (most shows never put text on screen,
+    /// and FreeType with its font is a megabyte of the player's memory): FreeType and the font are read on a worker,
+    /// and the text follows on the loop a moment later. Tried once; a font that cannot be loaded is one warning.
+    private func loadBannerFont() {
+        guard !bannerFontAsked else { return }
+        bannerFontAsked = true
+        let fontPath = configuration.settings.fontPath ?? TextRenderer.defaultFont
+        let pixelHeight = max(12, profileNow.compose.height / 16)
+        libraryLoader.make({ () throws(FileError) in try TextRenderer(fontPath: fontPath, pixelHeight: pixelHeight) }) {
+            [unowned self] result in
+            switch result {
+            case .success(let renderer):
+                overlay.renderer = renderer
+                refreshOverlay()
+            case .failure(let error):
+                log(.warning, "no on-screen text (\(error)); banners go to the log only")
+            }
+        }
     }
 
     /// Takes what the display did since the last look (content done, a picture back, a redraw asked for, the seat

@@ -9,6 +9,13 @@ resident memory for every neighbour it drags in. The list is read with valgrind'
 HEIC grids and stills, AVIF) with crossfades. Names that no longer exist are ignored by the linker, so a stale
 list only loses some of the benefit; run `make symbol-order` after large changes.
 
+The linker moves sections, not functions: Vitrine's own code is built with one section per function (Package.swift),
+but the Swift standard library's archive keeps 1.6 MB of its code in one plain `.text` section of Swift.o, and a
+section goes where the first of its functions on the list puts it. So functions found in an unsplit section larger
+than 64 KiB of the toolchain's static archives are listed last: that section then follows the code Vitrine runs
+instead of splitting it, and Vitrine's own copies of the same names (optimised specialisations, local to each
+module) come right after it.
+
 Usage: order_symbols.py [--vitrine PATH]   (a release build; writes the list and prints its size)
 """
 import argparse
@@ -45,6 +52,38 @@ def make_library(folder):
     for name in HEIF_FIXTURES:
         shutil.copy(os.path.join(ROOT, "Tests", "Fixtures", "heif", name), os.path.join(show, "f-" + name))
     return len(os.listdir(show))
+
+
+def in_unsplit_sections(limit=64 * 1024):
+    """The functions the toolchain's static Swift libraries define in a plain `.text` section above `limit` bytes."""
+    target = json.loads(subprocess.run(["swiftc", "-print-target-info"], capture_output=True, text=True,
+                                       check=True).stdout)
+    folder = os.path.join(os.path.dirname(target["paths"]["runtimeResourcePath"]), "swift_static", "linux")
+    names = set()
+    for archive in sorted(os.listdir(folder)):
+        if not archive.endswith(".a"):
+            continue
+        path = os.path.join(folder, archive)
+        large = set()
+        member = None
+        for line in subprocess.run(["objdump", "-h", path], capture_output=True, text=True).stdout.splitlines():
+            match = re.match(r"^(\S+):\s+file format", line)
+            if match:
+                member = match.group(1)
+                continue
+            parts = line.split()
+            if len(parts) >= 3 and parts[0].isdigit() and parts[1] == ".text" and int(parts[2], 16) > limit:
+                large.add(member)
+        member = None
+        for line in subprocess.run(["objdump", "-t", path], capture_output=True, text=True).stdout.splitlines():
+            match = re.match(r"^(\S+):\s+file format", line)
+            if match:
+                member = match.group(1)
+                continue
+            parts = line.split()
+            if member in large and len(parts) >= 5 and ".text" in parts and parts[parts.index(".text") - 1] == "F":
+                names.add(parts[-1])
+    return names
 
 
 def executed(vitrine, callgrind_output):
@@ -108,10 +147,13 @@ def main():
             if run.returncode != 0:
                 sys.exit(f"order_symbols.py: the play at {panel} failed:\n{run.stderr[-2000:]}")
             functions |= executed(vitrine, output)
-    ordered = sorted(name for name in functions if name in defined)
+    unsplit = in_unsplit_sections()
+    ordered = sorted(name for name in functions if name in defined and name not in unsplit)
+    ordered += sorted(name for name in functions if name in defined and name in unsplit)
     with open(OUTPUT, "w", encoding="utf-8") as file:
         file.write("\n".join(ordered) + "\n")
-    print(f"{OUTPUT}: {len(ordered)} functions")
+    last = sum(1 for name in functions if name in defined and name in unsplit)
+    print(f"{OUTPUT}: {len(ordered)} functions ({last} of them last, as the standard library's unsplit code has them)")
 
 
 if __name__ == "__main__":

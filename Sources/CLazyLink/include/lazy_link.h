@@ -2,8 +2,9 @@
 #define VITRINE_LAZY_LINK_H
 /*
  * Libraries loaded when first needed instead of at start. Each maps a dozen more (libheif maps the x265 and aom
- * encoders, libmicrohttpd GnuTLS, libmosquitto OpenSSL, libinput GLib through libwacom): about 8 MiB of a
- * process that may need none of them (a headless player, `vitrine render` of a JPEG, a frame without MQTT).
+ * encoders, libmicrohttpd GnuTLS, libmosquitto OpenSSL, libinput GLib through libwacom, FreeType libpng and
+ * brotli): about 9 MiB of a process that may need none of them (a headless player, `vitrine render` of a JPEG, a
+ * frame without MQTT, a show that never puts text on screen).
  *
  * Calls go through stubs that jump to the library's function once `vitrine_lazy_load` has succeeded for it;
  * a call before that is a bug and ends the process with a message.
@@ -17,6 +18,7 @@ enum vitrine_lazy_library {
     VITRINE_LAZY_MOSQUITTO,
     VITRINE_LAZY_MICROHTTPD,
     VITRINE_LAZY_QRENCODE,
+    VITRINE_LAZY_FREETYPE,
 };
 
 /* The file name the library is loaded by (its soname). */
