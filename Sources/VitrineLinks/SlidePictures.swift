@@ -32,14 +32,9 @@ package final class SlidePictures {
         guard let frame else { return false }
         if worker == nil {
             do {
+                // The thread starts with the first job, and a worker dropped here stops with it.
                 let worker = try Worker<Result<[UInt8], ImageError>>(.newestOnly)
-                do {
-                    source = try loop.add(worker.wakeup.descriptor) { [unowned self] _ in deliver() }
-                } catch {
-                    // Its thread is running already: end it, or it waits for jobs forever.
-                    worker.stop()
-                    throw error
-                }
+                source = try loop.add(worker.wakeup.descriptor) { [unowned self] _ in deliver() }
                 self.worker = worker
             } catch {
                 log(.warning, "no pictures of the slide for MQTT or the web remote: \(error)")

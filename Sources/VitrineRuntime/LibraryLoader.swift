@@ -11,8 +11,9 @@ final class LibraryLoader {
     private let log: EventLog
     private var worker: Worker<Void>?
     private var source: EventLoop.Source?
-    /// What waits for the worker, run on the loop once `isDone` holds.
-    private var waiting: [(isDone: () -> Bool, start: () -> Void)] = []
+    /// What waits for the worker, tried on the loop after each job: each runs its continuation and says true once
+    /// what it waits for is there, else says false and stays.
+    private var waiting: [() -> Bool] = []
     /// The loop runs: from here on, loads go to the worker.
     var loopRunning = false
 
@@ -25,18 +26,16 @@ final class LibraryLoader {
     /// When not, they are loaded on the worker and `retry` runs on the loop once they have been tried.
     func ready(_ libraries: [LazyLibrary], orRetry retry: @escaping () -> Void) -> Bool {
         if libraries.allSatisfy(\.hasBeenTried) { return true }
-        if !loopRunning {
-            for library in libraries { try? library.load() }
+        let load: @Sendable () -> Void = { for library in libraries { try? library.load() } }
+        guard loopRunning, submit(load) else {
+            load()
             return true
         }
-        let submitted = submit {
-            for library in libraries { try? library.load() }
-        }
-        guard submitted else {
-            for library in libraries { try? library.load() }
+        waiting.append {
+            guard libraries.allSatisfy(\.hasBeenTried) else { return false }
+            retry()
             return true
         }
-        waiting.append((isDone: { libraries.allSatisfy(\.hasBeenTried) }, start: retry))
         return false
     }
 
@@ -46,24 +45,21 @@ final class LibraryLoader {
         _ build: @escaping @Sendable () throws(FileError) -> Value,
         then: @escaping (Result<Value, FileError>) -> Void
     ) {
-        guard loopRunning else {
-            then(Result(catching: build))
-            return
-        }
         let made = Made<Value>()
-        let submitted = submit {
+        // Made outside the lock: the loop looks at the result after every job, and must never wait on this one.
+        let job: @Sendable () -> Void = {
             let result = Result(catching: build)
             made.result.withLock { $0 = result }
         }
-        guard submitted else {
+        guard loopRunning, submit(job) else {
             then(Result(catching: build))
             return
         }
-        waiting.append(
-            (
-                isDone: { made.result.withLock { $0 != nil } },
-                start: { if let result = made.result.withLock({ $0 }) { then(result) } }
-            ))
+        waiting.append {
+            guard let result = made.result.withLock({ $0 }) else { return false }
+            then(result)
+            return true
+        }
     }
 
     /// A value made on the worker, handed to the loop whole: the worker writes it once and no longer touches it.
@@ -73,19 +69,14 @@ final class LibraryLoader {
         let result = Locked<Result<Value, FileError>?>(nil)
     }
 
-    /// Runs `job` on the worker, started on first use; false when no worker could be started (the caller then
-    /// does the work where it is, logged once).
+    /// Runs `job` on the worker, started on first use; false when no worker could be started or its queue is full
+    /// (the caller then does the work where it is).
     private func submit(_ job: @escaping @Sendable () -> Void) -> Bool {
         if worker == nil {
             do {
+                // The thread starts with the first job, and a worker dropped here stops with it.
                 let worker = try Worker<Void>(.inOrder(limit: 16))
-                do {
-                    source = try loop.add(worker.wakeup.descriptor) { [unowned self] _ in deliver() }
-                } catch {
-                    // Its thread is running already: end it, or it waits for jobs forever.
-                    worker.stop()
-                    throw error
-                }
+                source = try loop.add(worker.wakeup.descriptor) { [unowned self] _ in deliver() }
                 self.worker = worker
             } catch {
                 log(.warning, "libraries and fonts loaded where first needed, on the loop: \(error)")
@@ -97,9 +88,10 @@ final class LibraryLoader {
 
     private func deliver() {
         _ = worker?.take()
-        let due = waiting.filter { $0.isDone() }
-        waiting.removeAll { $0.isDone() }
-        for entry in due { entry.start() }
+        // A continuation may ask for more (a link that starts another): those land in `waiting` as it runs.
+        let entries = waiting
+        waiting = []
+        waiting += entries.filter { !$0() }
     }
 
     func stop() {

@@ -92,7 +92,6 @@ extension PlayerRuntime {
             live?.close()
             live = nil
             overlay.corner = nil
-            cornerRequests += 1
             startOverlay(settings)
             return
         }

@@ -54,6 +54,17 @@ def make_library(folder):
     return len(os.listdir(show))
 
 
+def objdump_by_member(option, archive):
+    """Each line `objdump OPTION` prints for the members of `archive`, split in words, with the member's name."""
+    member = None
+    for line in subprocess.run(["objdump", option, archive], capture_output=True, text=True).stdout.splitlines():
+        match = re.match(r"^(\S+):\s+file format", line)
+        if match:
+            member = match.group(1)
+        else:
+            yield member, line.split()
+
+
 def in_unsplit_sections(limit=64 * 1024):
     """The functions the toolchain's static Swift libraries define in a plain `.text` section above `limit` bytes."""
     target = json.loads(subprocess.run(["swiftc", "-print-target-info"], capture_output=True, text=True,
@@ -64,23 +75,9 @@ def in_unsplit_sections(limit=64 * 1024):
         if not archive.endswith(".a"):
             continue
         path = os.path.join(folder, archive)
-        large = set()
-        member = None
-        for line in subprocess.run(["objdump", "-h", path], capture_output=True, text=True).stdout.splitlines():
-            match = re.match(r"^(\S+):\s+file format", line)
-            if match:
-                member = match.group(1)
-                continue
-            parts = line.split()
-            if len(parts) >= 3 and parts[0].isdigit() and parts[1] == ".text" and int(parts[2], 16) > limit:
-                large.add(member)
-        member = None
-        for line in subprocess.run(["objdump", "-t", path], capture_output=True, text=True).stdout.splitlines():
-            match = re.match(r"^(\S+):\s+file format", line)
-            if match:
-                member = match.group(1)
-                continue
-            parts = line.split()
+        large = {member for member, parts in objdump_by_member("-h", path)
+                 if len(parts) >= 3 and parts[0].isdigit() and parts[1] == ".text" and int(parts[2], 16) > limit}
+        for member, parts in objdump_by_member("-t", path):
             if member in large and len(parts) >= 5 and ".text" in parts and parts[parts.index(".text") - 1] == "F":
                 names.add(parts[-1])
     return names
