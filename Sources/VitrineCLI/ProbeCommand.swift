@@ -14,7 +14,7 @@ struct ProbeCommand {
         summary: """
             Without --panel: lists every DRM card and connector (status, type, modes, EDID name and serial, size,
             panel orientation) and the device profile each connected one gets, the CEC adapters, and whether each
-            library the player loads when first needed (HEIF, AVIF, input, MQTT, the web remote) loads here.
+            library the player loads when first needed (HEIF, AVIF, input, MQTT, the web remote, text) loads here.
             With --panel: looks that panel up in the device table and prints the profile it matches (or the one
             derived for an unknown panel): compose size, rotation, rendition size, fit and memory budget.
             """,
