@@ -14,7 +14,7 @@ FOOTPRINT_PHOTOS := $(PHOTOS)/large_kleiber_20mp_422.jpg $(PHOTOS)/phone_samsung
 PORTRAIT_PHOTOS := $(PHOTOS)/cam_canon_ixus40_portrait_440_thumb.jpg $(PHOTOS)/orient_portrait_6.jpg
 
 # Debian packages: build and test, then the extra tools the benchmarks compare against.
-BUILD_PACKAGES := pkg-config libstdc++-12-dev libjpeg62-turbo-dev libturbojpeg0-dev zlib1g-dev libdrm-dev libudev-dev libinput-dev libfreetype-dev libspng-dev libwebp-dev libheif-dev libdav1d-dev liblcms2-dev libgpiod-dev libmosquitto-dev libmicrohttpd-dev libqrencode-dev fonts-dejavu-core
+BUILD_PACKAGES := pkg-config libstdc++-12-dev libcurl4-openssl-dev libexpat1-dev libjpeg62-turbo-dev libturbojpeg0-dev zlib1g-dev libdrm-dev libudev-dev libinput-dev libfreetype-dev libspng-dev libwebp-dev libheif-dev libdav1d-dev liblcms2-dev libgpiod-dev libmosquitto-dev libmicrohttpd-dev libqrencode-dev fonts-dejavu-core
 # gpiod: the GPIO VM test holds a line with gpiomon and reads gpioinfo in the guest, which runs the host's root;
 # v4l-utils: the CEC VM test plays the TV with cec-ctl there.
 CHECK_PACKAGES := python3-pil python3-pip gpiod v4l-utils
@@ -24,6 +24,8 @@ DEPLOY_CHECK_PACKAGES := shellcheck systemd passwd python3
 # The MQTT tests: Debian's broker, paho as Home Assistant and fleet operator, openssl for the test CA, Pillow.
 # amqtt (a broker of MQTT 3.1.1 only) comes from PyPI into a venv.
 MQTT_PACKAGES := mosquitto python3-paho-mqtt openssl python3-pil python3-venv
+# The sync tests: Apache with mod_dav and htpasswd, rclone's WebDAV server, openssl for the test CA, Pillow.
+SYNC_PACKAGES := apache2 apache2-utils rclone openssl python3-pil
 # The web remote's tests: headless Chromium driven by Selenium, Pillow, rsync (a photo arriving as rsync writes it);
 # schemathesis comes from PyPI into a venv.
 WEB_PACKAGES := chromium chromium-driver python3-selenium python3-pil python3-venv rsync
@@ -37,7 +39,7 @@ FUZZ_TARGETS := jpeg png webp vp8l heif settings devices control
 
 .PHONY: builtin-devices all deps check-deps bench-deps deploy-check-deps build release run test unit-tests lint format shellcheck \
 	check-photos check-renditions vm-test deploy-test bench symbol-order clean fault-deps faults test-asan \
-	test-tsan fuzz fuzz-brief soak vm-lowram vm-pacing mqtt-deps mqtt-test web-deps web-test \
+	test-tsan fuzz fuzz-brief soak vm-lowram vm-pacing mqtt-deps mqtt-test web-deps web-test sync-deps sync-test \
 	vm-guard vm-display vm-input vm-gpio vm-cec vm-suspend vm-power vm-service
 
 all: build
@@ -76,6 +78,9 @@ mqtt-deps:
 
 web-deps:
 	$(call apt_install,$(WEB_PACKAGES))
+
+sync-deps:
+	$(call apt_install,$(SYNC_PACKAGES))
 
 build: deps
 	$(SWIFT) build
@@ -185,10 +190,16 @@ mqtt-test: release mqtt-deps
 web-test: release web-deps
 	/usr/bin/python3 Tests/Web/test_web.py --vitrine .build/release/vitrine
 
+# `vitrine sync --once` against Apache's mod_dav (http and TLS with a test CA) and `rclone serve webdav` on loopback:
+# a first sync of 200 photos, adds, deletes, renames and a replaced file, a fetch killed and resumed, a wrong
+# password, the server stopped; then hostile listings from a server of the test's own (Tests/Sync).
+sync-test: release sync-deps
+	/usr/bin/python3 Tests/Sync/test_sync.py --vitrine .build/release/vitrine
+
 # Every check, one stage after another, with a table of each stage's time at the end (Tests/Tools/stages.sh).
 # The unit tests run once, under AddressSanitizer (a plain run first would find nothing ASan's does not);
 # .ci/run adds ThreadSanitizer.
-TEST_STAGES := lint shellcheck deploy-test test-asan fuzz-brief check-photos check-renditions faults mqtt-test \
+TEST_STAGES := lint shellcheck deploy-test test-asan fuzz-brief check-photos check-renditions faults mqtt-test sync-test \
 	web-test $(VM_STAGES)
 test:
 	@Tests/Tools/stages.sh "$(MAKE)" $(TEST_STAGES)

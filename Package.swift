@@ -74,6 +74,9 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD"),
         .systemLibrary(name: "CQRencode"),
         .systemLibrary(name: "CFreeType"),
+        // libcurl and expat for WebDAV sources, loaded by `vitrine sync` only (libcurl4-openssl-dev, libexpat1-dev).
+        .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CExpat", providers: [.apt(["libexpat1-dev"])]),
         // The stubs those libraries' functions are called through, and their loader.
         .target(name: "CLazyLink", cSettings: [.unsafeFlags(["-ffunction-sections"], .when(configuration: .release))]),
         .systemLibrary(name: "CLinux"),
@@ -109,6 +112,12 @@ let package = Package(
             dependencies: ["VitrineCore", "VitrinePlatform", "VitrineImage", "CLinux"],
             swiftSettings: strict
         ),
+        // Remote folders mirrored into the library: WebDAV through libcurl, the manifest, resuming, the limit.
+        .target(
+            name: "VitrineSync",
+            dependencies: ["VitrineCore", "VitrinePlatform", "CCurl", "CExpat", "CLinux"],
+            swiftSettings: strict
+        ),
         // The player's links to the world: the control socket, MQTT, the web remote, HDMI-CEC, metrics.
         .target(
             name: "VitrineLinks",
@@ -127,12 +136,12 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // The command line: play, render, probe, ctl, renditions, bench, check-config.
+        // The command line: play, render, probe, ctl, renditions, bench, check-config, sync.
         .target(
             name: "VitrineCLI",
             dependencies: [
                 "VitrineCore", "VitrinePlatform", "VitrineImage", "VitrineDisplay", "VitrineLibrary", "VitrineLinks",
-                "VitrineRuntime", "CLinux",
+                "VitrineRuntime", "VitrineSync", "CLinux",
             ],
             swiftSettings: strict
         ),

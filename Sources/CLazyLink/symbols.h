@@ -113,6 +113,27 @@
     X(VITRINE_LAZY_FREETYPE, FT_Init_FreeType) \
     X(VITRINE_LAZY_FREETYPE, FT_Load_Char) \
     X(VITRINE_LAZY_FREETYPE, FT_New_Face) \
-    X(VITRINE_LAZY_FREETYPE, FT_Set_Pixel_Sizes)
+    X(VITRINE_LAZY_FREETYPE, FT_Set_Pixel_Sizes) \
+    X(VITRINE_LAZY_CURL, curl_easy_cleanup) \
+    X(VITRINE_LAZY_CURL, curl_easy_getinfo) \
+    X(VITRINE_LAZY_CURL, curl_easy_init) \
+    X(VITRINE_LAZY_CURL, curl_easy_perform) \
+    X(VITRINE_LAZY_CURL, curl_easy_reset) \
+    X(VITRINE_LAZY_CURL, curl_easy_setopt) \
+    X(VITRINE_LAZY_CURL, curl_easy_strerror) \
+    X(VITRINE_LAZY_CURL, curl_global_init) \
+    X(VITRINE_LAZY_CURL, curl_slist_append) \
+    X(VITRINE_LAZY_CURL, curl_slist_free_all) \
+    X(VITRINE_LAZY_EXPAT, XML_ErrorString) \
+    X(VITRINE_LAZY_EXPAT, XML_GetCurrentLineNumber) \
+    X(VITRINE_LAZY_EXPAT, XML_GetErrorCode) \
+    X(VITRINE_LAZY_EXPAT, XML_Parse) \
+    X(VITRINE_LAZY_EXPAT, XML_ParserCreateNS) \
+    X(VITRINE_LAZY_EXPAT, XML_ParserFree) \
+    X(VITRINE_LAZY_EXPAT, XML_SetCharacterDataHandler) \
+    X(VITRINE_LAZY_EXPAT, XML_SetElementHandler) \
+    X(VITRINE_LAZY_EXPAT, XML_SetStartDoctypeDeclHandler) \
+    X(VITRINE_LAZY_EXPAT, XML_SetUserData) \
+    X(VITRINE_LAZY_EXPAT, XML_StopParser)
 
 #endif

@@ -3,6 +3,7 @@ import VitrineLibrary
 import VitrineLinks
 import VitrinePlatform
 import VitrineRuntime
+import VitrineSync
 
 /// `vitrine check-config [FILE...]`: validates config and device-table files with the player's own loaders and
 /// says what they mean, so a mistake is found at the desk rather than on the wall.
@@ -176,6 +177,14 @@ struct CheckConfigCommand {
         } else {
             line("mqtt", "off (no broker)")
         }
+        line("sources", settings.sources.isEmpty ? "none" : "\(settings.sources.count), synced by vitrine sync --once")
+        for source in settings.sources {
+            console.out("    \(Self.sourceLine(source))\n")
+            if let problem = Self.sourceProblem(source) {
+                console.error("\(file): sources: \(source.name): \(problem)\n")
+                valid = false
+            }
+        }
         line("overlay", Self.overlayLine(settings))
         for text in settings.overlay?.texts ?? [] {
             console.out(
@@ -213,6 +222,35 @@ struct CheckConfigCommand {
             StateDirectory.headerCacheFolder(settings: settings) ?? "none (headers are read again at every start)")
         for warning in warnings { console.out("  warning: \(warning)\n") }
         return valid
+    }
+
+    /// `family: webdav https://cloud.example.com/... into Family, every 900 s, login from family.login`.
+    static func sourceLine(_ source: SourceSettings) -> String {
+        var text = "\(source.name): \(source.kind.rawValue) \(source.location)"
+        if let token = source.shareToken { text += " (the share link \(token))" }
+        switch source.filing {
+        case .category(let category): text += " into \(category)"
+        case .subfolders: text += " into one category per subfolder (photos at the top into \(source.name))"
+        }
+        text += ", every \(ConfigObject.format(source.interval)) s"
+        text += source.credentialsFile.map { ", login from \($0)" } ?? ", no login"
+        if let caFile = source.caFile { text += ", CA \(caFile)" }
+        if let limit = source.bandwidthKiBps { text += ", at most \(limit) KiB/s" }
+        if let limit = source.cacheLimitMiB { text += ", cache at most \(limit) MiB" }
+        return text
+    }
+
+    /// What would stop the source's sync before it reaches the server: its login file, its CA file.
+    static func sourceProblem(_ source: SourceSettings) -> String? {
+        do {
+            _ = try SyncEngine.login(for: source)
+        } catch {
+            return error.description
+        }
+        if let caFile = source.caFile, (try? FileBytes.read(caFile, limit: 1 << 20)) == nil {
+            return "caFile \(caFile) cannot be read"
+        }
+        return nil
     }
 
     /// `clock 14:05 (HH:mm), date 2 December 2026, 1 text, top-right, 6 % of the picture's height, shadow`.

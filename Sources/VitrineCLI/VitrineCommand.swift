@@ -19,6 +19,7 @@ public enum VitrineCommand {
         ("bench", "time decode-to-frame for photos and report peak memory"),
         ("renditions", "write the renditions the device profiles pick, beside each photo"),
         ("check-config", "validate config and device-table files and explain them"),
+        ("sync", "mirror the config's sources (WebDAV folders) into the library once"),
     ]
 
     static var usage: String {
@@ -62,6 +63,8 @@ public enum VitrineCommand {
                 return try RenditionsCommand(console: console).run(rest)
             case "check-config":
                 return try CheckConfigCommand(console: console).run(rest)
+            case "sync":
+                return try SyncCommand(console: console).run(rest)
             default:
                 throw UsageError(command: "", message: "unknown subcommand '\(first)'")
             }

@@ -71,6 +71,8 @@ public struct Settings: Sendable, Equatable {
     public var overlay: OverlaySettings?
     /// The web remote; nil: no HTTP server.
     public var web: WebSettings?
+    /// Remote folders mirrored into the library (WebDAV, SMB).
+    public var sources: [SourceSettings] = []
 
     public init() {}
 
@@ -81,6 +83,7 @@ public struct Settings: Sendable, Equatable {
         "transition", "transitionSeconds", "pairPortraits", "caption", "captionPosition", "captionSize", "locale",
         "metricsFile", "metricsInterval", "positionFile", "positionSaveInterval", "rescanInterval",
         "headerCacheFolder", "renditionCacheFolder", "gpio", "presence", "mqtt", "cec", "web", "overlay",
+        "sources",
     ]
     public static let displayKeyNames = ["backend", "device", "connector", "mode", "headlessSize", "vtSwitching"]
     public static let scheduleKeyNames = ["off", "on"]
@@ -102,6 +105,7 @@ public struct Settings: Sendable, Equatable {
         }
         settings.mqtt = settings.mqtt?.resolved(relativeTo: base)
         settings.web = settings.web?.resolved(relativeTo: base)
+        settings.sources = settings.sources.map { $0.resolved(relativeTo: base) }
 
         return settings
     }
@@ -188,6 +192,9 @@ public struct Settings: Sendable, Equatable {
         }
         if let web = try object.object("web") {
             settings.web = try WebSettings.parse(web)
+        }
+        if let sources = try object.array("sources") {
+            settings.sources = try SourceSettings.parseList(sources, file: file)
         }
         if let mqtt = try object.object("mqtt") {
             settings.mqtt = try MQTTSettings.parse(mqtt)

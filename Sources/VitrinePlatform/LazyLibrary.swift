@@ -10,7 +10,7 @@ import CLazyLink
 /// and a library that cannot be loaded is an error for that use (a HEIF photo skipped, MQTT off), never for the
 /// process.
 public enum LazyLibrary: CaseIterable, Sendable {
-    case heif, dav1d, input, mosquitto, microhttpd, qrencode, freetype
+    case heif, dav1d, input, mosquitto, microhttpd, qrencode, freetype, curl, expat
 
     private var raw: vitrine_lazy_library {
         switch self {
@@ -21,6 +21,8 @@ public enum LazyLibrary: CaseIterable, Sendable {
         case .microhttpd: VITRINE_LAZY_MICROHTTPD
         case .qrencode: VITRINE_LAZY_QRENCODE
         case .freetype: VITRINE_LAZY_FREETYPE
+        case .curl: VITRINE_LAZY_CURL
+        case .expat: VITRINE_LAZY_EXPAT
         }
     }
 
@@ -34,6 +36,8 @@ public enum LazyLibrary: CaseIterable, Sendable {
         case .microhttpd: "the web remote"
         case .qrencode: "the web remote's QR code"
         case .freetype: "text on screen"
+        case .curl: "WebDAV sources"
+        case .expat: "WebDAV sources' folder listings"
         }
     }
 

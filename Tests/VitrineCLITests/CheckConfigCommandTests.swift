@@ -85,6 +85,42 @@ import VitrineTestSupport
         #expect(plain.output.contains("  mqtt              off (no broker) (default)"))
     }
 
+    @Test func sourcesAreExplainedAndALoginOthersCanReadIsRefused() throws {
+        let login = try folder.write("nextcloud.login", text: "anna\napp-password\n")
+        chmod(login, 0o600)
+        try folder.write(
+            "frame.json",
+            text: """
+                {"deviceTable": "\(repositoryRoot)/Config/devices.json",
+                 "sources": [{"kind": "webdav", "url": "https://cloud.example.com/remote.php/dav/files/anna/Frame/",
+                              "credentialsFile": "nextcloud.login", "category": "Family", "bandwidthKiBps": 500},
+                             {"name": "shared", "kind": "webdav", "url": "https://cloud.example.com/s/XyZ",
+                              "subfolderCategories": true, "caFile": "missing-ca.pem", "interval": 3600}]}
+                """)
+        let result = run(["check-config", "\(folder.path)/frame.json"])
+        #expect(result.status == 1)
+        #expect(
+            result.output.contains("  sources           2, synced by vitrine sync --once (set)"), "\(result.output)")
+        #expect(
+            result.output.contains(
+                "    Family: webdav https://cloud.example.com/remote.php/dav/files/anna/Frame into Family, every 900 s, "
+                    + "login from \(login), at most 500 KiB/s"), "\(result.output)")
+        #expect(
+            result.output.contains(
+                "    shared: webdav https://cloud.example.com/public.php/webdav (the share link XyZ) into one category "
+                    + "per subfolder (photos at the top into shared), every 3600 s, no login, CA "
+                    + "\(folder.path)/missing-ca.pem"), "\(result.output)")
+        #expect(
+            result.errors.contains(
+                "frame.json: sources: shared: caFile \(folder.path)/missing-ca.pem cannot be read"), "\(result.errors)")
+        chmod(login, 0o644)
+        let exposed = run(["check-config", "\(folder.path)/frame.json"])
+        #expect(
+            exposed.errors.contains(
+                "sources: Family: credentials file \(login): others can read or write it (mode 644)"),
+            "\(exposed.errors)")
+    }
+
     @Test func anErrorNamesFileLineAndKeyAndTheOtherFilesAreStillChecked() throws {
         try folder.write("bad.json", text: "{\n  \"interval\": 5,\n  \"fit\": \"stretch\"\n}\n")
         try folder.write(

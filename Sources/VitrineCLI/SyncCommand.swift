@@ -1,0 +1,110 @@
+import CLinux
+import VitrineCore
+import VitrinePlatform
+import VitrineSync
+
+/// `vitrine sync --once`: mirrors the config's sources into the library and exits, for cron or a first fill.
+///
+/// Syncs run in a process of their own, at idle priority for the CPU and the disk: libcurl and what it loads (TLS,
+/// its resolver's threads, a transfer's buffers) are never mapped into the player, and a server that hangs or a
+/// library that crashes takes only this process with it.
+struct SyncCommand {
+    let console: Console
+
+    static let parser = ArgumentParser(
+        command: "sync",
+        synopsis: "--once [--source NAME] [--config FILE] [--library DIR]",
+        summary: """
+            Mirrors each source of the config (a WebDAV folder) into its category of the library, then exits: new
+            and changed photos are fetched (under a hidden name, renamed into place whole), photos removed or
+            renamed on the server leave the cache, photos of the user's own in the same folders are left alone.
+            A fetch cut off resumes where it stopped at the next sync. Exits 1 when a source could not be synced.
+            """,
+        options: [
+            .init(name: "--once", help: "sync each source once and exit"),
+            .init(name: "--source", value: "NAME", help: "only this source (default: every source)"),
+            .init(name: "--library", value: "DIR", help: "the library (default: the config's library)"),
+            .init(name: "--config", value: "FILE", help: "config file (default: see README)"),
+        ],
+        maximumArguments: 0)
+
+    func run(_ words: [String]) throws(UsageError) -> Int32 {
+        guard let parsed = try Self.parser.parse(words, helpTo: console) else { return 0 }
+        guard parsed.has("--once") else {
+            throw UsageError(
+                command: "sync", message: "say --once (a playing player syncs its sources by itself)")
+        }
+        let context: ConfigContext
+        do {
+            context = try ConfigContext.load(explicit: parsed.value("--config"))
+        } catch {
+            console.error("vitrine sync: \(error)\n")
+            return 1
+        }
+        var sources = context.settings.sources
+        if let name = parsed.value("--source") {
+            sources = sources.filter { $0.name == name }
+            guard !sources.isEmpty else {
+                let known = context.settings.sources.map(\.name).joined(separator: ", ")
+                throw UsageError(
+                    command: "sync",
+                    message: "--source: no source \"\(name)\" (known: \(known.isEmpty ? "none" : known))")
+            }
+        }
+        guard !sources.isEmpty else {
+            console.error("vitrine sync: \(context.path ?? "the config") has no sources\n")
+            return 1
+        }
+        // Refused in a container without SCHED_IDLE: the sync then runs at normal priority.
+        _ = vitrine_make_thread_idle()
+        let library = parsed.value("--library") ?? context.settings.library
+        var failed = false
+        for source in sources {
+            let started = MonotonicClock.seconds()
+            let engine = SyncEngine(source: source, libraryRoot: library)
+            do {
+                var listed = false
+                let summary = try engine.run { progress in
+                    if case .fetching(0, let total) = progress.phase, !listed {
+                        listed = true
+                        console.out("\(source.name): listed \(source.location); fetching \(total)\n")
+                    }
+                }
+                report(summary, source: source, seconds: MonotonicClock.seconds() - started)
+            } catch {
+                failed = true
+                console.error("\(source.name): \(Self.describe(error))\n")
+            }
+        }
+        return failed ? 1 : 0
+    }
+
+    private func report(_ summary: SyncEngine.Summary, source: SourceSettings, seconds: Double) {
+        let megabytes = Double(summary.bytes) / 1_000_000
+        var line = "\(source.name): in sync: \(summary.listed) photos on the server; \(summary.fetched) fetched"
+        line += " (\(ConfigObject.format((megabytes * 10).rounded() / 10)) MB), \(summary.moved) moved,"
+        line += " \(summary.deleted) deleted, \(summary.kept) unchanged"
+        line += " in \(ConfigObject.format((seconds * 10).rounded() / 10)) s\n"
+        console.out(line)
+        if summary.notFitting > 0 {
+            console.out(
+                "\(source.name): \(summary.notFitting) older photos do not fit in the cache's limit "
+                    + "(cacheLimitMiB \(source.cacheLimitMiB ?? 0))\n")
+        }
+        for conflict in summary.conflicts {
+            console.out("\(source.name): \(conflict.local): left alone, it is not the source's (a file of yours?)\n")
+        }
+        for skipped in summary.skipped { console.out("\(source.name): skipped \(skipped)\n") }
+    }
+
+    static func describe(_ error: SyncError) -> String {
+        switch error.kind {
+        case .offline: return "offline: \(error)"
+        case .busy(let retryAfter):
+            return "server busy: \(error)" + (retryAfter.map { "; it asks to try again in \($0) s" } ?? "")
+        case .refused: return "login refused: \(error)"
+        case .badAnswer: return "bad answer: \(error)"
+        case .local, .settings: return "\(error)"
+        }
+    }
+}

@@ -1,0 +1,172 @@
+"""The real servers the sync tests run against, each started on loopback with a throw-away config under a work
+folder, waited for by a request (never a fixed sleep), and stopped with its children: Apache with mod_dav (basic
+auth, and a TLS listener with a test CA made by openssl) and `rclone serve webdav`."""
+import base64
+import http.client
+import os
+import shutil
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import harness  # noqa: E402  (Tests/harness.py)
+
+APACHE_MODULES = "/usr/lib/apache2/modules"
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def make_certificates(folder):
+    """A test CA and a certificate it signed for 127.0.0.1 and localhost."""
+    def run(*args):
+        subprocess.run(["openssl", *args], cwd=folder, check=True, capture_output=True)
+    run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=Vitrine sync test CA",
+        "-keyout", "ca.key", "-out", "ca.pem")
+    with open(f"{folder}/server.ext", "w") as f:
+        f.write("subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n")
+    run("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1", "-keyout", "server.key", "-out",
+        "server.csr")
+    run("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-days", "2",
+        "-out", "server.pem", "-extfile", "server.ext")
+
+
+def open_to_server(path):
+    """Apache started by root serves as www-data: every folder above the data must let it through."""
+    if os.getuid() != 0:
+        return
+    while path not in ("/", ""):
+        os.chmod(path, os.stat(path).st_mode | 0o005)
+        path = os.path.dirname(path)
+
+
+class Server:
+    """A server process in its own process group, so its children stop with it."""
+    process = None
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            try:
+                os.killpg(self.process.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                return
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait()
+        self.process = None
+
+    def ready(self, port, path, user, password, context=None):
+        """Waits until a PROPFIND on `path` answers 207."""
+        def answers():
+            try:
+                if context:
+                    connection = http.client.HTTPSConnection("127.0.0.1", port, timeout=2, context=context)
+                else:
+                    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+                token = base64.b64encode(f"{user}:{password}".encode()).decode()
+                connection.request("PROPFIND", path, headers={"Depth": "0", "Authorization": f"Basic {token}"})
+                status = connection.getresponse().status
+                connection.close()
+                return status == 207
+            except OSError:
+                return False
+        if not harness.until(answers, 15):
+            raise RuntimeError(f"{type(self).__name__} did not answer on port {port}")
+
+
+class Apache(Server):
+    """mod_dav on `data` at /dav/ with basic auth (alice / s3cret), over http and over https with a test CA."""
+    user, password = "alice", "s3cret"
+
+    def __init__(self, work):
+        self.root = f"{work}/apache"
+        self.data = f"{self.root}/data"
+        for folder in ("logs", "run", "lock", "data", "tls"):
+            os.makedirs(f"{self.root}/{folder}", exist_ok=True)
+        make_certificates(f"{self.root}/tls")
+        self.port = free_port()
+        self.tls_port = free_port()
+        subprocess.run(["htpasswd", "-bcB", f"{self.root}/htpasswd", self.user, self.password], check=True,
+                       capture_output=True)
+        root = self.root
+        modules = ["mpm_event", "authz_core", "authz_user", "authn_core", "authn_file", "auth_basic", "mime",
+                   "alias", "dav", "dav_fs", "socache_shmcb", "ssl"]
+        lines = [f'ServerRoot "{root}"', "ServerName 127.0.0.1", f"PidFile {root}/run/httpd.pid",
+                 f"DefaultRuntimeDir {root}/run", f"Mutex file:{root}/run default", f"ErrorLog {root}/logs/error.log",
+                 "LogLevel warn", f"Listen 127.0.0.1:{self.port}", f"Listen 127.0.0.1:{self.tls_port}"]
+        lines += [f"LoadModule {name}_module {APACHE_MODULES}/mod_{name}.so" for name in modules]
+        if os.getuid() == 0:
+            lines += ["User www-data", "Group www-data"]
+        lines += ["TypesConfig /etc/mime.types",
+                  f'CustomLog {root}/logs/access.log "%r %>s %b"',
+                  "StartServers 1", "ServerLimit 1", "ThreadsPerChild 8", "MaxRequestWorkers 8",
+                  f"DavLockDB {root}/lock/lockdb", f"SSLSessionCache shmcb:{root}/run/ssl_scache(512000)",
+                  "<Directory />", "Require all denied", "</Directory>",
+                  f"DocumentRoot {self.data}", f"Alias /dav {self.data}",
+                  f"<Directory {self.data}>", "Dav On", "AuthType Basic", 'AuthName "vitrine-test"',
+                  f"AuthUserFile {root}/htpasswd", "Require valid-user", "</Directory>",
+                  f"<VirtualHost 127.0.0.1:{self.tls_port}>", "SSLEngine on",
+                  f"SSLCertificateFile {root}/tls/server.pem", f"SSLCertificateKeyFile {root}/tls/server.key",
+                  "</VirtualHost>"]
+        with open(f"{root}/httpd.conf", "w") as f:
+            f.write("\n".join(lines) + "\n")
+        self.ca = f"{root}/tls/ca.pem"
+        self.access_log = f"{root}/logs/access.log"
+
+    def start(self):
+        open_to_server(self.data)
+        if os.getuid() == 0:
+            shutil.chown(f"{self.root}/lock", "www-data")
+        self.process = subprocess.Popen(["apache2", "-f", f"{self.root}/httpd.conf", "-DFOREGROUND"],
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        self.ready(self.port, "/dav/", self.user, self.password)
+        self.ready(self.tls_port, "/dav/", self.user, self.password, ssl.create_default_context(cafile=self.ca))
+
+    def url(self, tls=False):
+        return f"https://127.0.0.1:{self.tls_port}/dav/" if tls else f"http://127.0.0.1:{self.port}/dav/"
+
+    def requests(self):
+        """The access log's request lines with their status, as (method, path, status)."""
+        try:
+            with open(self.access_log) as f:
+                lines = f.read().splitlines()
+        except FileNotFoundError:
+            return []
+        found = []
+        for line in lines:
+            parts = line.rsplit(" ", 2)
+            if len(parts) == 3:
+                request = parts[0].split(" ")
+                found.append((request[0], request[1] if len(request) > 1 else "", parts[1]))
+        return found
+
+
+class Rclone(Server):
+    """`rclone serve webdav` on `data` (bob / p4ss), re-reading the folder on every request."""
+    user, password = "bob", "p4ss"
+
+    def __init__(self, work):
+        self.root = f"{work}/rclone"
+        self.data = f"{self.root}/data"
+        os.makedirs(self.data, exist_ok=True)
+        self.port = free_port()
+
+    def start(self):
+        environment = dict(os.environ, HOME=self.root, RCLONE_CONFIG="/dev/null")
+        self.process = subprocess.Popen(
+            ["rclone", "serve", "webdav", self.data, "--addr", f"127.0.0.1:{self.port}", "--user", self.user,
+             "--pass", self.password, "--dir-cache-time", "0s", "--poll-interval", "0"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=environment, start_new_session=True)
+        self.ready(self.port, "/", self.user, self.password)
+
+    def url(self):
+        return f"http://127.0.0.1:{self.port}/"
+

@@ -1,0 +1,445 @@
+#!/usr/bin/python3
+"""`vitrine sync --once` against real WebDAV servers on loopback, with throw-away configs: Apache's mod_dav (basic
+auth, and TLS with a test CA made by openssl) and `rclone serve webdav`; then a server of this script's own that
+answers with hostile listings.
+
+1. a first sync of 200 photos in nested folders (names with spaces, accents, % and #; hidden files, a Synology
+   @eaDir and a text file that are not synced): every photo in the cache byte for byte, nothing else;
+2. a second sync fetches nothing (the access log shows no GET);
+3. adds, deletes, renames and a replaced file (same name, new content) on the server: the cache equals the server
+   after the next sync, renamed photos are moved (not fetched again), a photo of the user's own in the same folder
+   and one at a name the server also has are left alone;
+4. a sync killed mid-file leaves only a hidden part file, which the next sync resumes with a range request;
+5. a wrong password, a credentials file others can read, the server stopped, TLS without the test CA: exit 1
+   with the reason, the cache untouched;
+6. the same cycle on rclone (its folders have no ETag, its files' tags are made of time and size);
+7. hostile answers (a PROPFIND naming ../../etc/passwd, an escaped ../, an absolute URL to another host, a listing
+   naming its parent, malformed XML, a DOCTYPE with entities, a listing that never ends, a redirect loop, a file
+   larger than its listing said): refused with one line each, nothing written outside the cache, the cache as it
+   was.
+
+Prints PASS/FAIL per check and `N passed, M failed`. Usage: test_sync.py --vitrine BIN
+"""
+import argparse
+import hashlib
+import http.server
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+try:
+    from PIL import Image
+except ImportError:
+    print("FAIL  PIL is missing (make sync-test installs python3-pil)")
+    sys.exit(1)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+sys.path.insert(0, HERE)
+import harness  # noqa: E402  (Tests/harness.py)
+from harness import record, summary  # noqa: E402
+import servers  # noqa: E402
+
+VITRINE = None
+SUMMARY = re.compile(r"in sync: (\d+) photos on the server; (\d+) fetched \(([\d.]+) MB\), (\d+) moved, (\d+) deleted, "
+                     r"(\d+) unchanged in ([\d.]+) s")
+
+
+def make_photo(path, seed, size=(320, 240)):
+    """A small JPEG unlike any other: noise from its seed."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    image = Image.effect_noise(size, 40 + seed % 50).convert("RGB")
+    image.putpixel((0, 0), (seed % 256, seed // 256 % 256, 7))
+    image.save(path, quality=85)
+
+
+def make_server_tree(data, count=200):
+    """`count` photos in nested folders, a few awkward names, and files a sync must pass over."""
+    names = []
+    for index in range(count):
+        year = 2019 + index % 5
+        month = 1 + index // 5 % 12
+        name = f"{year}/{month:02d}/IMG_{index:04d}.jpg"
+        if index % 50 == 7:
+            name = f"{year}/Sommer am Meer é/{index:04d} strand #1 100%.jpg"
+        names.append(name)
+        make_photo(f"{data}/{name}", index)
+    for extra in (".DS_Store", "@eaDir/IMG_0001.jpg/SYNOFILE_THUMB_XL.jpg", "notes.txt", ".hidden/secret.jpg"):
+        os.makedirs(os.path.dirname(f"{data}/{extra}"), exist_ok=True)
+        with open(f"{data}/{extra}", "wb") as f:
+            f.write(b"not a photo of the show\n")
+    return names
+
+
+def digest(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def photos_under(folder):
+    """Relative path -> digest of every non-hidden file below `folder`."""
+    found = {}
+    for root, folders, files in os.walk(folder):
+        folders[:] = [name for name in folders if not name.startswith(".")]
+        for name in files:
+            if not name.startswith("."):
+                path = os.path.join(root, name)
+                found[os.path.relpath(path, folder)] = digest(path)
+    return found
+
+
+def server_photos(data):
+    return {path: value for path, value in photos_under(data).items()
+            if path.lower().endswith(".jpg") and "@eaDir" not in path}
+
+
+def hidden_files(folder):
+    return [os.path.join(root, name) for root, _, files in os.walk(folder) for name in files if name.startswith(".")
+            and ".vitrine-sources" not in root]
+
+
+def write_config(work, sources, library="library"):
+    path = f"{work}/vitrine.json"
+    with open(path, "w") as f:
+        json.dump({"library": library, "sources": sources}, f)
+    return path
+
+
+def credentials(work, name, user, password, mode=0o600):
+    path = f"{work}/{name}.credentials"
+    with open(path, "w") as f:
+        f.write(f"{user}\n{password}\n")
+    os.chmod(path, mode)
+    return path
+
+
+def sync(config, *extra, timeout=300):
+    started = time.monotonic()
+    result = subprocess.run([VITRINE, "sync", "--once", "--config", config, *extra], capture_output=True, text=True,
+                            timeout=timeout)
+    result.seconds = time.monotonic() - started
+    result.summary = SUMMARY.search(result.stdout)
+    return result
+
+
+def counts(result):
+    """(listed, fetched, moved, deleted, unchanged) from the summary line, or None."""
+    if not result.summary:
+        return None
+    values = result.summary.groups()
+    return tuple(int(values[i]) for i in (0, 1, 3, 4, 5))
+
+
+def say(result):
+    return (result.stdout + result.stderr).strip().replace("\n", " | ")[-400:]
+
+
+def gets(server, since):
+    return [request for request in server.requests()[since:] if request[0] == "GET"]
+
+
+def apache_cycle(work, apache):
+    data = apache.data
+    names = make_server_tree(data)
+    library = f"{work}/library"
+    cache = f"{library}/Family"
+    login = credentials(work, "apache", apache.user, apache.password)
+    config = write_config(work, [{"kind": "webdav", "url": apache.url(), "credentialsFile": login,
+                                  "category": "Family"}])
+    servers.open_to_server(data)
+    first = sync(config)
+    expected = server_photos(data)
+    record(first.returncode == 0 and counts(first) == (200, 200, 0, 0, 0),
+           f"first sync of 200 photos in nested folders from Apache: exit {first.returncode}, "
+           f"{first.seconds:.2f} s ({say(first)})")
+    record(photos_under(cache) == expected and len(expected) == 200,
+           f"the cache holds every photo byte for byte and nothing else ({len(photos_under(cache))} files)")
+    record(not hidden_files(cache), f"no part file left in the cache ({hidden_files(cache)[:3]})")
+    awkward = [name for name in names if "%" in name]
+    record(all(os.path.isfile(f"{cache}/{name}") for name in awkward),
+           f"names with spaces, accents, % and # arrive as named ({awkward[0]})")
+
+    logged = len(apache.requests())
+    second = sync(config)
+    record(second.returncode == 0 and counts(second) == (200, 0, 0, 0, 200) and not gets(apache, logged),
+           f"a second sync fetches nothing ({say(second)}; GETs: {len(gets(apache, logged))})")
+
+    # The user's own photos: one beside the synced ones, one at a name the server is about to have.
+    make_photo(f"{cache}/mine.jpg", 9001)
+    make_photo(f"{cache}/2019/01/own-and-theirs.jpg", 9002)
+    mine = {"mine.jpg": digest(f"{cache}/mine.jpg"),
+            "2019/01/own-and-theirs.jpg": digest(f"{cache}/2019/01/own-and-theirs.jpg")}
+    for index in range(3):
+        make_photo(f"{data}/2024/new/added-{index}.jpg", 5000 + index)
+    make_photo(f"{data}/2019/01/own-and-theirs.jpg", 5100)
+    os.remove(f"{data}/{names[10]}")
+    os.remove(f"{data}/{names[11]}")
+    os.makedirs(f"{data}/renamed", exist_ok=True)
+    os.rename(f"{data}/{names[20]}", f"{data}/renamed/first.jpg")
+    os.rename(f"{data}/{names[21]}", f"{data}/{names[21]}".replace(".jpg", " (renamed).jpg"))
+    make_photo(f"{data}/{names[30]}", 7777)
+    servers.open_to_server(data)
+    logged = len(apache.requests())
+    third = sync(config)
+    expected = server_photos(data)
+    expected_cache = dict(expected)
+    expected_cache.update(mine)
+    fetched = sorted(path for _, path, _ in gets(apache, logged))
+    record(third.returncode == 0 and counts(third) == (202, 4, 2, 2, 195),
+           f"adds, deletes, renames and a replaced file: 3 added and 1 replaced fetched, 2 moved, 2 deleted "
+           f"({say(third)})")
+    record(photos_under(cache) == expected_cache,
+           "after it the cache equals the server, plus the user's own photos untouched")
+    record(len(fetched) == 4 and not any("renamed" in path for path in fetched),
+           f"renamed photos are moved in the cache, not fetched again (GETs: {len(fetched)})")
+    record("own-and-theirs.jpg: left alone" in third.stdout,
+           f"the name the server shares with a photo of the user's is said, not taken ({say(third)[-160:]})")
+
+    # Resume: a 1.5 MB photo fetched at 64 KiB/s, the sync killed partway.
+    make_photo(f"{data}/2024/large.jpg", 4242, size=(1600, 1200))
+    servers.open_to_server(data)
+    slow = write_config(work, [{"kind": "webdav", "url": apache.url(), "credentialsFile": login,
+                                "category": "Family", "bandwidthKiBps": 64}])
+    part = f"{cache}/2024/.large.jpg.vitrine-part"
+    process = subprocess.Popen([VITRINE, "sync", "--once", "--config", slow], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    grew = harness.until(lambda: os.path.exists(part) and os.path.getsize(part) > 150_000, 60)
+    process.kill()
+    process.wait()
+    cut = os.path.getsize(part) if os.path.exists(part) else 0
+    record(grew and not os.path.exists(f"{cache}/2024/large.jpg"),
+           f"a sync killed mid-file leaves only the hidden part file ({cut} of {os.path.getsize(f'{data}/2024/large.jpg')} bytes)")
+    logged = len(apache.requests())
+    resumed = sync(config)
+    ranges = [request for request in gets(apache, logged) if request[1].endswith("large.jpg")]
+    record(resumed.returncode == 0 and ranges and ranges[0][2] == "206"
+           and digest(f"{cache}/2024/large.jpg") == digest(f"{data}/2024/large.jpg") and not os.path.exists(part),
+           f"the next sync resumes it with a range request (HTTP {ranges[0][2] if ranges else '-'}) and the photo "
+           f"is whole")
+
+    before = photos_under(cache)
+    wrong = credentials(work, "wrong", apache.user, "not-it")
+    refused = sync(write_config(work, [{"kind": "webdav", "url": apache.url(), "credentialsFile": wrong,
+                                        "category": "Family"}]))
+    record(refused.returncode == 1 and "login refused" in refused.stderr and photos_under(cache) == before,
+           f"a wrong password: exit 1, said, cache untouched ({say(refused)})")
+    readable = credentials(work, "readable", apache.user, apache.password, mode=0o644)
+    loose = sync(write_config(work, [{"kind": "webdav", "url": apache.url(), "credentialsFile": readable,
+                                      "category": "Family"}]))
+    record(loose.returncode == 1 and readable in loose.stderr and "others can read" in loose.stderr,
+           f"a credentials file others can read is refused by name ({say(loose)})")
+    untrusted = sync(write_config(work, [{"kind": "webdav", "url": apache.url(tls=True), "credentialsFile": login,
+                                          "category": "Family"}]))
+    record(untrusted.returncode == 1 and "caFile" in untrusted.stderr and photos_under(cache) == before,
+           f"TLS with a CA the system does not trust: refused, naming caFile ({say(untrusted)})")
+    trusted = sync(write_config(work, [{"kind": "webdav", "url": apache.url(tls=True), "credentialsFile": login,
+                                        "caFile": apache.ca, "category": "Family"}]))
+    record(trusted.returncode == 0 and counts(trusted) == (203, 0, 0, 0, 202),
+           f"TLS with the test CA as caFile: in sync ({say(trusted)})")
+    apache.stop()
+    offline = sync(config)
+    record(offline.returncode == 1 and "offline" in offline.stderr and photos_under(cache) == before,
+           f"the server stopped: exit 1, offline, nothing deleted ({say(offline)})")
+    return first
+
+
+def rclone_cycle(work, rclone):
+    data = rclone.data
+    names = make_server_tree(data, count=60)
+    library = f"{work}/library-rclone"
+    login = credentials(work, "rclone", rclone.user, rclone.password)
+    config = write_config(work, [{"kind": "webdav", "url": rclone.url(), "credentialsFile": login,
+                                  "subfolderCategories": True, "name": "nas"}], library=library)
+    first = sync(config)
+    expected = server_photos(data)
+    # One category per top folder (2019 ... 2023), photos at the top in one named after the source.
+    record(first.returncode == 0 and counts(first) == (60, 60, 0, 0, 0) and photos_under(library) == expected,
+           f"rclone: a first sync into one category per subfolder, byte for byte ({say(first)})")
+    second = sync(config)
+    record(counts(second) == (60, 0, 0, 0, 60), f"rclone: a second sync fetches nothing ({say(second)})")
+    make_photo(f"{data}/top.jpg", 300)
+    os.remove(f"{data}/{names[3]}")
+    os.rename(f"{data}/{names[4]}", f"{data}/2023/moved.jpg")
+    make_photo(f"{data}/{names[5]}", 301)
+    third = sync(config)
+    expected = {(f"nas/{path}" if "/" not in path else path): value for path, value in server_photos(data).items()}
+    record(third.returncode == 0 and counts(third) == (60, 2, 1, 1, 57) and photos_under(library) == expected,
+           f"rclone: an add (at the top: into the source's own category), a delete, a move and a replaced file "
+           f"({say(third)})")
+
+
+class Hostile(http.server.BaseHTTPRequestHandler):
+    """A WebDAV server that lies. `mode` says how; the good mode serves two photos."""
+    mode = "good"
+    port = 0
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def listing(self, entries):
+        parts = ['<?xml version="1.0"?><D:multistatus xmlns:D="DAV:">']
+        for href, folder, size in entries:
+            kind = "<D:collection/>" if folder else ""
+            length = "" if folder else f"<D:getcontentlength>{size}</D:getcontentlength>"
+            parts.append(f"<D:response><D:href>{href}</D:href><D:propstat><D:prop><D:resourcetype>{kind}"
+                         f"</D:resourcetype>{length}<D:getetag>\"{size}\"</D:getetag></D:prop>"
+                         f"<D:status>HTTP/1.1 200 OK</D:status></D:propstat></D:response>")
+        parts.append("</D:multistatus>")
+        return "".join(parts).encode()
+
+    def send(self, status, body, headers=()):
+        self.send_response(status)
+        for name, value in headers:
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_PROPFIND(self):
+        self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        good = [("/dav/", True, 0), ("/dav/a.jpg", False, len(PHOTO)), ("/dav/b.jpg", False, len(PHOTO))]
+        mode = Hostile.mode
+        if mode == "good":
+            return self.send(207, self.listing(good))
+        if mode == "traversal":
+            return self.send(207, self.listing(good + [("/dav/../../etc/passwd", False, 10)]))
+        if mode == "escaped":
+            return self.send(207, self.listing(good + [("/dav/..%2F..%2Fetc%2Fpasswd.jpg", False, 10)]))
+        if mode == "dotdot":
+            return self.send(207, self.listing(good + [("/dav/%2e%2e", True, 0)]))
+        if mode == "other host":
+            return self.send(207, self.listing(good + [("http://evil.example/dav/c.jpg", False, 10)]))
+        if mode == "parent":
+            if self.path == "/dav/":
+                return self.send(207, self.listing(good + [("/dav/sub/", True, 0)]))
+            return self.send(207, self.listing([("/dav/sub/", True, 0), ("/dav/", True, 0)]))
+        if mode == "malformed":
+            return self.send(207, self.listing(good)[:-30])
+        if mode == "doctype":
+            bomb = ('<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">'
+                    '<!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">]>'
+                    '<D:multistatus xmlns:D="DAV:"><D:response><D:href>/dav/&lol2;.jpg</D:href></D:response>'
+                    '</D:multistatus>')
+            return self.send(207, bomb.encode())
+        if mode == "endless":
+            self.send_response(207)
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            chunk = self.listing(good)[:-len("</D:multistatus>")]
+            entry = chunk[chunk.index(b"<D:response>", 60):]
+            try:
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                block = entry * 2000
+                for _ in range(100_000):  # far past any limit: 1 GB and more
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(block), block))
+            except OSError:
+                pass
+            self.close_connection = True
+            return None
+        if mode == "redirect":
+            return self.send(302, b"", [("Location", f"http://127.0.0.1:{Hostile.port}{self.path}")])
+        if mode == "larger":
+            return self.send(207, self.listing(good + [("/dav/big.jpg", False, 100)]))
+        return self.send(500, b"")
+
+    def do_GET(self):
+        if self.path == "/dav/big.jpg":
+            return self.send(200, PHOTO * 4)
+        return self.send(200, PHOTO)
+
+
+PHOTO = b""
+
+
+class QuietServer(http.server.ThreadingHTTPServer):
+    """A client that hangs up on an endless answer is what the test wants, not a traceback."""
+    def handle_error(self, request, client_address):
+        pass
+
+
+def hostile_answers(work):
+    global PHOTO
+    make_photo(f"{work}/hostile-photo.jpg", 12)
+    with open(f"{work}/hostile-photo.jpg", "rb") as f:
+        PHOTO = f.read()
+    server = QuietServer(("127.0.0.1", 0), Hostile)
+    Hostile.port = server.server_address[1]
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        sandbox = f"{work}/hostile"
+        library = f"{sandbox}/deep/library"
+        os.makedirs(library)
+        config = write_config(sandbox, [{"kind": "webdav", "url": f"http://127.0.0.1:{Hostile.port}/dav/",
+                                         "category": "Hostile", "timeout": 10}], library=library)
+        Hostile.mode = "good"
+        good = sync(config)
+        cache = photos_under(library)
+        record(good.returncode == 0 and sorted(cache) == ["Hostile/a.jpg", "Hostile/b.jpg"],
+               f"the lying server's honest answer: two photos ({say(good)})")
+        outside_before = photos_under(sandbox)
+        cases = [("traversal", "below the folder listed"), ("escaped", "has a / in its name"),
+                 ("dotdot", "is named .."), ("other host", "another server"), ("parent", "outside the folder"),
+                 ("malformed", "not well-formed XML"), ("doctype", "document type declaration"),
+                 ("endless", "more than"), ("redirect", "redirects in a loop")]
+        for mode, reason in cases:
+            Hostile.mode = mode
+            result = sync(config, timeout=120)
+            lines = [line for line in result.stderr.splitlines() if line.strip()]
+            record(result.returncode == 1 and len(lines) == 1 and "bad answer" in lines[0] and reason in lines[0]
+                   and photos_under(sandbox) == outside_before and not hidden_files(library),
+                   f"{mode}: refused in one line, nothing written, the cache as it was ({say(result)[:200]})")
+        record(not os.path.exists(f"{sandbox}/etc") and not os.path.exists(f"{sandbox}/deep/etc"),
+               "nothing was written outside the library")
+        Hostile.mode = "larger"
+        larger = sync(config)
+        record("big.jpg" in larger.stdout and "larger than the 100 bytes its listing said" in larger.stdout
+               and not os.path.exists(f"{library}/Hostile/big.jpg") and not hidden_files(library),
+               f"a file larger than its listing said is refused and its part deleted ({say(larger)[-200:]})")
+    finally:
+        server.shutdown()
+
+
+def main():
+    global VITRINE
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--vitrine", default=os.path.join(HERE, "..", "..", ".build/release/vitrine"))
+    args = parser.parse_args()
+    VITRINE = os.path.abspath(args.vitrine)
+    for tool in ("apache2", "htpasswd", "rclone", "openssl"):
+        if not shutil.which(tool):
+            record(False, f"{tool} is not installed (make sync-test installs apache2, apache2-utils, rclone, openssl)")
+            return 1
+    work = tempfile.mkdtemp(prefix="vitrine-sync-")
+    started = []
+    try:
+        apache = servers.Apache(work)
+        started.append(apache)
+        apache.start()
+        first = apache_cycle(work, apache)
+        megabytes = sum(os.path.getsize(os.path.join(root, name)) for root, _, files in os.walk(apache.data)
+                        for name in files) / 1e6
+        print(f"      first sync: 200 photos, {megabytes:.1f} MB, {first.seconds:.2f} s")
+        rclone = servers.Rclone(work)
+        started.append(rclone)
+        rclone.start()
+        rclone_cycle(work, rclone)
+        hostile_answers(work)
+    finally:
+        for server in started:
+            server.stop()
+        shutil.rmtree(work, ignore_errors=True)
+    return summary()
+
+
+if __name__ == "__main__":
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
+    sys.exit(main())

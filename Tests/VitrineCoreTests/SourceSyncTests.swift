@@ -1,0 +1,329 @@
+import Testing
+import VitrineCore
+
+/// Sources in the config, the names a server may give, and what a sync plans from a listing and its manifest.
+@Suite struct SourceSyncTests {
+    static func location(_ text: String) throws -> RemoteLocation {
+        try RemoteLocation.parse(text).get()
+    }
+
+    static func source(_ filing: SourceSettings.Filing = .category("Family"), name: String = "family") throws
+        -> SourceSettings
+    {
+        SourceSettings(
+            name: name, kind: .webdav, location: try location("https://nas:5006/dav/Photos/"), filing: filing)
+    }
+
+    static func settings(_ sources: String) throws(ConfigError) -> Settings {
+        try Settings.parse("{\"sources\": \(sources)}", file: "v.json")
+    }
+
+    // MARK: Locations
+
+    @Test func locationsAreReadIntoDecodedFolderNames() throws {
+        let nextcloud = try Self.location("https://cloud.example.com/remote.php/dav/files/anna/Photos%20Frame/é/")
+        #expect(nextcloud.scheme == .https && nextcloud.host == "cloud.example.com" && nextcloud.port == nil)
+        #expect(nextcloud.folders == ["remote.php", "dav", "files", "anna", "Photos Frame", "é"])
+        #expect(nextcloud.effectivePort == 443)
+        #expect(
+            nextcloud.url(below: ["a b.jpg"], isFolder: false)
+                == "https://cloud.example.com/remote.php/dav/files/anna/Photos%20Frame/%C3%A9/a%20b.jpg")
+        let nas = try Self.location("HTTP://[fd00::5]:5005/home")
+        #expect(nas.scheme == .http && nas.host == "[fd00::5]" && nas.port == 5005 && nas.folders == ["home"])
+        #expect(nas.url() == "http://[fd00::5]:5005/home/")
+        #expect(try Self.location("smb://nas/photos").folders == ["photos"])
+    }
+
+    @Test(arguments: [
+        ("cloud.example.com/dav", "not a URL"), ("ftp://host/x", "unknown scheme"),
+        ("https://anna:pw@host/dav", "credentialsFile"), ("https://host:0/dav", "port"),
+        ("https://host:99999/", "port"), ("https:///dav", "no host"), ("https://host/a?b=1", "query"),
+        ("https://host/a/../etc", "is named .."), ("https://host/a%zz", "percent escape"),
+        ("https://host/%2e%2e/x", "is named .."), ("smb://nas", "no share"),
+    ])
+    func locationsThatCannotBeUsedAreRefusedWithWhy(text: String, reason: String) {
+        guard case .failure(let problem) = RemoteLocation.parse(text) else {
+            Issue.record("\(text) was accepted")
+            return
+        }
+        #expect(problem.message.contains(reason), "\(text): \(problem.message)")
+    }
+
+    @Test func percentEncodingRoundTrips() {
+        for name in ["plain.jpg", "a b#c%d?.jpg", "Sommer é 🌊.heic", "~tilde-_.x"] {
+            #expect(RemoteLocation.percentDecoded(Substring(RemoteLocation.percentEncoded(name))) == name)
+        }
+        #expect(RemoteLocation.percentDecoded("%c3%a9%C3%A9") == "éé")
+        #expect(RemoteLocation.percentDecoded("%ff") == nil)
+    }
+
+    // MARK: Settings
+
+    @Test func aSourceIsReadWithItsDefaults() throws {
+        let settings = try Self.settings(
+            """
+            [{"kind": "webdav", "url": "https://cloud.example.com/remote.php/dav/files/anna/Frame/",
+              "credentialsFile": "nextcloud.login", "category": "Family"}]
+            """
+        ).resolvingPaths(relativeTo: "/etc/vitrine")
+        let source = try #require(settings.sources.first)
+        #expect(source.name == "Family" && source.filing == .category("Family") && source.kind == .webdav)
+        #expect(source.credentialsFile == "/etc/vitrine/nextcloud.login")
+        #expect(source.interval == 900 && source.timeout == 60 && source.bandwidthKiBps == nil)
+        #expect(source.shareToken == nil)
+    }
+
+    @Test(arguments: [
+        ("https://cloud.example.com/s/AbC123", [String]()),
+        ("https://cloud.example.com/index.php/s/AbC123", []),
+        ("https://example.com/nextcloud/index.php/s/AbC123", ["nextcloud"]),
+    ])
+    func aNextcloudShareLinkBecomesItsWebDAVFolder(link: String, prefix: [String]) throws {
+        let settings = try Self.settings(
+            "[{\"kind\": \"webdav\", \"url\": \"\(link)\", \"category\": \"Shared\"}]")
+        let source = try #require(settings.sources.first)
+        #expect(source.shareToken == "AbC123")
+        #expect(source.location.folders == prefix + ["public.php", "webdav"])
+    }
+
+    @Test func aFolderNamedSDeeperDownIsNotAShareLink() throws {
+        let settings = try Self.settings(
+            "[{\"kind\": \"webdav\", \"url\": \"https://nas/dav/s/x\", \"category\": \"S\"}]")
+        #expect(settings.sources.first?.shareToken == nil)
+        #expect(settings.sources.first?.location.folders == ["dav", "s", "x"])
+    }
+
+    @Test(arguments: [
+        ("[{\"url\": \"https://h/d\", \"category\": \"A\"}]", "sources[0].kind", "missing"),
+        ("[{\"kind\": \"ftp\", \"url\": \"https://h/d\", \"category\": \"A\"}]", "sources[0].kind", "not allowed"),
+        ("[{\"kind\": \"webdav\", \"category\": \"A\"}]", "sources[0].url", "missing"),
+        ("[{\"kind\": \"webdav\", \"url\": \"smb://nas/p\", \"category\": \"A\"}]", "sources[0].url", "SMB"),
+        ("[{\"kind\": \"webdav\", \"url\": \"https://h/d\"}]", "sources[0].category", "missing"),
+        (
+            "[{\"kind\": \"webdav\", \"url\": \"https://h/d\", \"category\": \"A\", \"subfolderCategories\": true}]",
+            "sources[0].subfolderCategories", "not both"
+        ),
+        (
+            "[{\"kind\": \"webdav\", \"url\": \"https://h/d\", \"subfolderCategories\": true}]", "sources[0].name",
+            "missing"
+        ),
+        ("[{\"kind\": \"webdav\", \"url\": \"https://h/d\", \"category\": \"a/b\"}]", "sources[0].category", "/"),
+        ("[{\"kind\": \"webdav\", \"url\": \"https://h/d\", \"category\": \".x\"}]", "sources[0].category", "hidden"),
+        (
+            "[{\"kind\": \"webdav\", \"url\": \"https://h/d\", \"category\": \"Ferien 2024\"}]", "sources[0].name",
+            "missing"
+        ),
+        (
+            "[{\"kind\": \"webdav\", \"url\": \"https://h/d\", \"category\": \"A\", \"name\": \"a b\"}]",
+            "sources[0].name", "letters"
+        ),
+        (
+            "[{\"kind\": \"webdav\", \"url\": \"http://h/d\", \"category\": \"A\", \"caFile\": \"ca.pem\"}]",
+            "sources[0].caFile", "https"
+        ),
+        (
+            "[{\"kind\": \"webdav\", \"url\": \"https://h/d\", \"category\": \"A\", \"interval\": 0}]",
+            "sources[0].interval", "1"
+        ),
+        (
+            "[{\"kind\": \"webdav\", \"url\": \"https://h/d\", \"category\": \"A\"},"
+                + " {\"kind\": \"webdav\", \"url\": \"https://g/d\", \"category\": \"A\", \"name\": \"b\"}]",
+            "sources[1].category", "another source"
+        ),
+        (
+            "[{\"kind\": \"webdav\", \"url\": \"https://h/d\", \"category\": \"A\"},"
+                + " {\"kind\": \"webdav\", \"url\": \"https://g/d\", \"category\": \"B\", \"name\": \"A\"}]",
+            "sources[1].name", "another source"
+        ),
+        ("{}", "sources", "array"),
+    ])
+    func aSourceThatCannotWorkIsRefusedNamingItsField(text: String, path: String, reason: String) {
+        do {
+            _ = try Self.settings(text)
+            Issue.record("accepted: \(text)")
+        } catch {
+            #expect(error.path == path, "\(error)")
+            #expect(error.message.contains(reason), "\(error)")
+            #expect(error.line == 1)
+        }
+    }
+
+    // MARK: Hrefs
+
+    @Test func hrefsAreTakenApartByNamesWhateverTheirForm() throws {
+        let location = try Self.location("https://nas:5006/dav/Photos/")
+        func meaning(_ href: String, in folder: [String] = []) -> DAVHref.Meaning? {
+            try? DAVHref.meaning(of: href, location: location, folder: folder).get()
+        }
+        #expect(meaning("/dav/Photos/") == .itself)
+        #expect(meaning("/dav/Photos") == .itself)
+        #expect(meaning("https://NAS:5006/dav/Photos/a.jpg") == .child("a.jpg"))
+        #expect(meaning("/dav/Photos/Sommer%20%c3%a9/", in: []) == .child("Sommer é"))
+        #expect(meaning("/dav/Photos/Sommer%20%C3%A9/b.jpg", in: ["Sommer é"]) == .child("b.jpg"))
+        #expect(meaning("/dav/Photos/a.jpg?x=1") == .child("a.jpg"))
+    }
+
+    @Test(arguments: [
+        ("/dav/Photos/../../etc/passwd", "below the folder listed"),
+        ("/dav/Photos/..%2F..%2Fetc%2Fpasswd", "has a / in its name"),
+        ("/dav/Photos/%2e%2e", "is named .."),
+        ("/dav/Photos/a%00b.jpg", "control character"),
+        ("/dav/Other/a.jpg", "outside the folder listed"),
+        ("/dav/", "outside the folder listed"),
+        ("https://evil.example/dav/Photos/a.jpg", "another server"),
+        ("http://nas:5006/dav/Photos/a.jpg", "another server"),
+        ("https://nas/dav/Photos/a.jpg", "another server"),
+        ("javascript:alert(1)", "not a path"),
+        ("/dav/Photos/sub/deeper.jpg", "below the folder listed"),
+        ("/dav/Photos/%zz", "broken escape"),
+    ])
+    func hrefsThatLeaveTheFolderAreRefused(href: String, reason: String) throws {
+        let location = try Self.location("https://nas:5006/dav/Photos/")
+        guard case .failure(let problem) = DAVHref.meaning(of: href, location: location, folder: []) else {
+            Issue.record("\(href) was accepted")
+            return
+        }
+        #expect(problem.message.contains(reason), "\(href): \(problem.message)")
+    }
+
+    @Test func hostileTextIsQuotedShortAndPrintable() {
+        let quoted = DAVHref.quoted(String(repeating: "a", count: 500) + "\u{1b}")
+        #expect(quoted.count == 123 && quoted.hasSuffix("…\""))
+        #expect(DAVHref.quoted("a\u{1b}[31mb") == "\"a?[31mb\"")
+    }
+
+    // MARK: Dates
+
+    @Test func httpDatesAreReadAndWritten() {
+        #expect(HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMT") == 784_111_777)
+        #expect(HTTPDate.parse("Thu, 29 Feb 2024 23:59:60 GMT") == 1_709_251_200)
+        #expect(HTTPDate.format(784_111_777) == "Sun, 06 Nov 1994 08:49:37 GMT")
+        #expect(HTTPDate.format(0) == "Thu, 01 Jan 1970 00:00:00 GMT")
+        for seconds: Int64 in [1, 86_399, 951_782_400, 1_709_251_199, 4_102_444_800] {
+            #expect(HTTPDate.parse(Substring(HTTPDate.format(seconds))) == seconds)
+        }
+        for broken in [
+            "", "Sun 06 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 08:49:37 CET", "Sun, 32 Nov 1994 08:49:37 GMT",
+            "Sun, 06 Foo 1994 08:49:37 GMT", "Sun, 06 Nov 1994 25:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT",
+        ] {
+            #expect(HTTPDate.parse(Substring(broken)) == nil, "\(broken)")
+        }
+        #expect(HTTPDate.retryAfter(" 120\r\n", now: 0) == 120)
+        #expect(HTTPDate.retryAfter("Sun, 06 Nov 1994 08:50:37 GMT", now: 784_111_777) == 60)
+        #expect(HTTPDate.retryAfter("Sun, 06 Nov 1994 08:49:37 GMT", now: 784_111_800) == 0)
+        #expect(HTTPDate.retryAfter("soon", now: 0) == nil)
+        #expect(HTTPDate.retryAfter("-5", now: 0) == nil)
+    }
+
+    // MARK: The manifest
+
+    static func file(_ path: String, _ size: Int64, _ modified: Int64? = 1_700_000_000, _ etag: String? = nil)
+        -> RemoteFile
+    {
+        RemoteFile(path: path.split(separator: "/").map(String.init), size: size, modified: modified, etag: etag)
+    }
+
+    static func entry(_ local: String, _ file: RemoteFile) -> SyncManifest.Entry {
+        SyncManifest.Entry(local: local, remote: file, localSize: file.size)
+    }
+
+    @Test func theManifestRoundTripsAndRefusesWhatItDidNotWrite() {
+        let manifest = SyncManifest(entries: [
+            Self.entry("Family/2024/a b é.jpg", Self.file("2024/a b é.jpg", 10, 5, "\"x-1\"")),
+            Self.entry("Family/c.jpg", Self.file("c.jpg", 0, nil, nil)),
+        ])
+        #expect(SyncManifest.parse(manifest.text()) == manifest)
+        #expect(SyncManifest.parse("") == nil)
+        #expect(SyncManifest.parse("vitrine-sources 2\n") == nil)
+        for line in [
+            "a\tb\t1\t2\tt", "a\tb\tx\t2\tt\t1", "a\tb\t-1\t2\tt\t1", "a\t../b\t1\t2\tt\t1", "../a\tb\t1\t2\tt\t1",
+            "a\tb\t1\tz\tt\t1", "\tb\t1\t2\tt\t1",
+        ] {
+            #expect(SyncManifest.parse("vitrine-sources 1\n\(line)\n") == nil, "\(line)")
+        }
+    }
+
+    @Test func aFileIsUnchangedByItsTagComparedWeaklyElseBySizeAndTime() {
+        let tagged = Self.entry("F/a.jpg", Self.file("a.jpg", 10, 1, "W/\"abc\""))
+        #expect(SyncManifest.isUnchanged(tagged, Self.file("a.jpg", 10, 2, "\"abc\"")))
+        #expect(!SyncManifest.isUnchanged(tagged, Self.file("a.jpg", 10, 1, "\"abd\"")))
+        #expect(!SyncManifest.isUnchanged(tagged, Self.file("a.jpg", 11, 1, "W/\"abc\"")))
+        let untagged = Self.entry("F/a.jpg", Self.file("a.jpg", 10, 1))
+        #expect(SyncManifest.isUnchanged(untagged, Self.file("a.jpg", 10, 1)))
+        #expect(!SyncManifest.isUnchanged(untagged, Self.file("a.jpg", 10, 2)))
+        #expect(SyncManifest.isUnchanged(untagged, Self.file("a.jpg", 10, 1, "\"new-tag\"")))
+    }
+
+    // MARK: Plans
+
+    @Test func aPlanFetchesNewAndChangedFilesNewestFirstAndDeletesWhatLeft() throws {
+        let source = try Self.source()
+        let manifest = SyncManifest(entries: [
+            Self.entry("Family/same.jpg", Self.file("same.jpg", 10, 100, "\"s\"")),
+            Self.entry("Family/changed.jpg", Self.file("changed.jpg", 10, 100, "\"c1\"")),
+            Self.entry("Family/gone.jpg", Self.file("gone.jpg", 10, 100, "\"g\"")),
+            Self.entry("Family/lost-locally.jpg", Self.file("lost-locally.jpg", 10, 100, "\"l\"")),
+        ])
+        let remote = [
+            Self.file("same.jpg", 10, 100, "\"s\""), Self.file("changed.jpg", 12, 300, "\"c2\""),
+            Self.file("old/new.jpg", 5, 50, "\"n1\""), Self.file("newer.jpg", 5, 400, "\"n2\""),
+            Self.file("lost-locally.jpg", 10, 100, "\"l\""), Self.file("mine.jpg", 7, 10, "\"m\""),
+        ]
+        let present: Set<String> = ["Family/same.jpg", "Family/changed.jpg", "Family/gone.jpg", "Family/mine.jpg"]
+        let plan = SyncPlan.make(remote: remote, manifest: manifest, source: source) { present.contains($0) }
+        #expect(plan.kept.map(\.local) == ["Family/same.jpg"])
+        #expect(
+            plan.downloads.map(\.local) == [
+                "Family/newer.jpg", "Family/changed.jpg", "Family/lost-locally.jpg", "Family/old/new.jpg",
+            ])
+        #expect(plan.downloads[1].replaces?.remote.etag == "\"c1\"")
+        #expect(plan.deletions.map(\.local) == ["Family/gone.jpg"])
+        #expect(plan.conflicts.map(\.local) == ["Family/mine.jpg"])
+        #expect(plan.moves.isEmpty)
+    }
+
+    @Test func aRenamedFileIsMovedNotFetched() throws {
+        let source = try Self.source()
+        let manifest = SyncManifest(entries: [
+            Self.entry("Family/2023/a.jpg", Self.file("2023/a.jpg", 10, 100, "\"a\"")),
+            Self.entry("Family/b.jpg", Self.file("b.jpg", 20, 200)),
+        ])
+        let remote = [Self.file("best/a.jpg", 10, 100, "\"a\""), Self.file("b (2).jpg", 20, 200)]
+        let present: Set<String> = ["Family/2023/a.jpg", "Family/b.jpg"]
+        let plan = SyncPlan.make(remote: remote, manifest: manifest, source: source) { present.contains($0) }
+        #expect(
+            plan.moves.map { [$0.from.local, $0.to.local] } == [
+                ["Family/2023/a.jpg", "Family/best/a.jpg"], ["Family/b.jpg", "Family/b (2).jpg"],
+            ])
+        #expect(plan.downloads.isEmpty && plan.deletions.isEmpty)
+    }
+
+    @Test func theLimitKeepsTheNewestPhotos() throws {
+        let source = try Self.source()
+        let manifest = SyncManifest(entries: [
+            Self.entry("Family/2010.jpg", Self.file("2010.jpg", 40, 2010)),
+            Self.entry("Family/2020.jpg", Self.file("2020.jpg", 40, 2020)),
+        ])
+        let remote = [
+            Self.file("2010.jpg", 40, 2010), Self.file("2020.jpg", 40, 2020), Self.file("2024.jpg", 40, 2024),
+            Self.file("2000.jpg", 40, 2000),
+        ]
+        let present: Set<String> = ["Family/2010.jpg", "Family/2020.jpg"]
+        var plan = SyncPlan.make(remote: remote, manifest: manifest, source: source) { present.contains($0) }
+        plan.apply(limit: 100)
+        #expect(plan.downloads.map(\.local) == ["Family/2024.jpg"])
+        #expect(plan.kept.map(\.local) == ["Family/2020.jpg"])
+        #expect(plan.deletions.map(\.local) == ["Family/2010.jpg"])
+        #expect(plan.notFitting == 1)
+    }
+
+    @Test func subfoldersBecomeCategoriesAndTopPhotosGoToTheSourcesOwn() throws {
+        let source = try Self.source(.subfolders, name: "nas")
+        #expect(SyncPlan.localPath(of: ["Kids", "2024", "a.jpg"], source: source) == "Kids/2024/a.jpg")
+        #expect(SyncPlan.localPath(of: ["top.jpg"], source: source) == "nas/top.jpg")
+        #expect(
+            SyncPlan.localPath(
+                of: ["a.b.heic"], source: try Self.source(), renditionSize: Size(width: 800, height: 480))
+                == "Family/a.b@800x480.jpg")
+    }
+}
