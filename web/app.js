@@ -202,11 +202,22 @@ function showStatus(status) {
   el("screen").textContent = status.screen === "off" ? "Screen on" : "Screen off";
 
   showSlide(status);
+  showSources(status.sources);
 
   if (status.category !== state.seenCategory) {
     state.seenCategory = status.category;
     refreshCategories();
   }
+}
+
+// Where the photos come from (Nextcloud, a NAS): each source's sync in words, e.g. "Family: fetching 3 of 200".
+function showSources(sources) {
+  const line = el("sources");
+  const list = Array.isArray(sources) ? sources : [];
+  line.hidden = list.length === 0;
+  line.textContent = list.map((source) => source.name + ": " + source.summary).join(" · ");
+  line.dataset.kind = list.some((source) => ["offline", "busy", "refused", "error"].includes(source.state))
+    ? "error" : "";
 }
 
 function showSlide(status) {

@@ -45,6 +45,15 @@ static inline int vitrine_make_thread_idle(void) {
     return cpu != 0 ? cpu : disk;
 }
 
+/* A descriptor that becomes readable when the process ends (Linux 5.3), for the event loop: a child reaped then,
+   not polled for. */
+static inline int vitrine_pidfd_open(pid_t pid) {
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
 /* Large blocks (a category's arrays, a frame) are mapped on their own and given back to the system when freed:
    glibc would otherwise raise its mmap threshold after the first such free (up to 32 MiB) and keep later ones in
    the heap, where a board's memory stays taken after a library is read again. */

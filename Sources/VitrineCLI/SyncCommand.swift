@@ -13,7 +13,7 @@ struct SyncCommand {
 
     static let parser = ArgumentParser(
         command: "sync",
-        synopsis: "--once [--source NAME] [--config FILE] [--library DIR]",
+        synopsis: "--once [--source NAME] [--config FILE] [--library DIR] [--report]",
         summary: """
             Mirrors each source of the config (a WebDAV folder) into its category of the library, then exits: new
             and changed photos are fetched (under a hidden name, renamed into place whole), photos removed or
@@ -25,6 +25,10 @@ struct SyncCommand {
             .init(name: "--source", value: "NAME", help: "only this source (default: every source)"),
             .init(name: "--library", value: "DIR", help: "the library (default: the config's library)"),
             .init(name: "--config", value: "FILE", help: "config file (default: see README)"),
+            .init(
+                name: "--report",
+                help: "JSON lines on standard output instead of text: progress, then how each sync ended (the "
+                    + "player reads these from the syncs it starts)"),
         ],
         maximumArguments: 0)
 
@@ -59,24 +63,65 @@ struct SyncCommand {
         _ = vitrine_make_thread_idle()
         let library = parsed.value("--library") ?? context.settings.library
         var failed = false
+        let machineReadable = parsed.has("--report")
         for source in sources {
             let started = MonotonicClock.seconds()
             let engine = SyncEngine(source: source, libraryRoot: library)
+            var lastProgress = -1.0
             do {
                 var listed = false
                 let summary = try engine.run { progress in
-                    if case .fetching(0, let total) = progress.phase, !listed {
+                    if machineReadable {
+                        // At most four a second: a sync of small photos must not flood the player with lines.
+                        let now = MonotonicClock.seconds()
+                        guard now - lastProgress >= 0.25 || progress.isFirstFetch else { return }
+                        lastProgress = now
+                        console.out(Self.report(progress).line + "\n")
+                    } else if case .fetching(0, let total) = progress.phase, !listed {
                         listed = true
                         console.out("\(source.name): listed \(source.location); fetching \(total)\n")
                     }
                 }
-                report(summary, source: source, seconds: MonotonicClock.seconds() - started)
+                if machineReadable {
+                    console.out(SyncReport.done(Self.tally(summary)).line + "\n")
+                } else {
+                    report(summary, source: source, seconds: MonotonicClock.seconds() - started)
+                }
             } catch {
                 failed = true
-                console.error("\(source.name): \(Self.describe(error))\n")
+                if machineReadable {
+                    console.out(SyncReport.failed(Self.failure(error)).line + "\n")
+                } else {
+                    console.error("\(source.name): \(Self.describe(error))\n")
+                }
             }
         }
         return failed ? 1 : 0
+    }
+
+    static func report(_ progress: SyncEngine.Progress) -> SyncReport {
+        switch progress.phase {
+        case .listing(let folders): return .listing(folders: folders)
+        case .fetching(let done, let total): return .fetching(done: done, total: total, bytes: progress.bytes)
+        }
+    }
+
+    static func tally(_ summary: SyncEngine.Summary) -> SyncTally {
+        SyncTally(
+            listed: summary.listed, fetched: summary.fetched, moved: summary.moved, deleted: summary.deleted,
+            kept: summary.kept, bytes: summary.bytes, notFitting: summary.notFitting,
+            conflicts: summary.conflicts.count, skipped: summary.skipped.count)
+    }
+
+    static func failure(_ error: SyncError) -> SyncFailure {
+        switch error.kind {
+        case .offline: return SyncFailure(kind: .offline, message: error.description)
+        case .busy(let retryAfter): return SyncFailure(kind: .busy, message: error.description, retryAfter: retryAfter)
+        case .refused: return SyncFailure(kind: .refused, message: error.description)
+        case .badAnswer: return SyncFailure(kind: .badAnswer, message: error.description)
+        case .local: return SyncFailure(kind: .local, message: error.description)
+        case .settings: return SyncFailure(kind: .settings, message: error.description)
+        }
     }
 
     private func report(_ summary: SyncEngine.Summary, source: SourceSettings, seconds: Double) {

@@ -11,6 +11,32 @@ public struct MQTTState: Equatable, Sendable {
     public var interval: Double
     public var profile: String
     public var version: String
+    /// Each source's sync, as `status` says it; absent from the JSON without sources.
+    public var sources: [Source] = []
+
+    public struct Source: Equatable, Sendable {
+        public var name: String
+        /// `in sync`, `syncing`, `offline`, `busy`, `refused`, `error`, `starting`.
+        public var state: String
+        /// While syncing: photos fetched of those to fetch.
+        public var progress: (done: Int, total: Int)?
+
+        public init(name: String, state: String, progress: (done: Int, total: Int)? = nil) {
+            self.name = name
+            self.state = state
+            self.progress = progress
+        }
+
+        public static func == (a: Source, b: Source) -> Bool {
+            a.name == b.name && a.state == b.state && a.progress?.done == b.progress?.done
+                && a.progress?.total == b.progress?.total
+        }
+
+        var json: String {
+            "{\"name\":\(JSONText.quote(name)),\"state\":\(JSONText.quote(state))"
+                + (progress.map { ",\"done\":\($0.done),\"total\":\($0.total)" } ?? "") + "}"
+        }
+    }
 
     public init(
         category: String?, slide: String?, position: Int?, count: Int, paused: [PauseReason], screenOn: Bool,
@@ -41,6 +67,7 @@ public struct MQTTState: Equatable, Sendable {
             "\"profile\":\(JSONText.quote(profile))",
             "\"version\":\(JSONText.quote(version))",
         ]
-        return "{" + fields.joined(separator: ",") + "}"
+        let list = sources.isEmpty ? [] : ["\"sources\":[\(sources.map(\.json).joined(separator: ","))]"]
+        return "{" + (fields + list).joined(separator: ",") + "}"
     }
 }

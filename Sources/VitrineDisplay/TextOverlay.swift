@@ -39,8 +39,11 @@ package final class TextOverlay {
         timer = try MonotonicTimer()
     }
 
-    /// Whether text is due over the picture: a banner, or the pause sign while the user paused.
-    package func wantsText(paused: Bool) -> Bool { banner != nil || paused }
+    /// A line that stays while set: where the photos are to come from while the library has none.
+    package var notice: String?
+
+    /// Whether text is due over the picture: a banner, the notice, or the pause sign while the user paused.
+    package func wantsText(paused: Bool) -> Bool { banner != nil || notice != nil || paused }
 
     package var descriptor: Int32 { timer.descriptor }
 
@@ -87,7 +90,7 @@ package final class TextOverlay {
     /// Puts what should be over the picture there, or takes it away, through `show` (which paints the overlay at
     /// once: the caller asks only while the screen is lit and no flip is in flight).
     package func refresh(paused: Bool, canvas: Size, rotation: Rotation, show: (DisplayContent) -> Void) {
-        let text = renderer == nil ? nil : banner?.text ?? (paused ? "Paused" : nil)
+        let text = renderer == nil ? nil : banner?.text ?? notice ?? (paused ? "Paused" : nil)
         let lines = corner?.canvas == canvas ? cornerLines : []
         let wanted = Wanted(
             text: text, code: pairing?.code, lines: lines,

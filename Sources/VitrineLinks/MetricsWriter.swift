@@ -37,6 +37,9 @@ public final class MetricsWriter {
         /// Wall-clock seconds when the last slide reached the screen, 0 before the first.
         public var lastSlideTime = 0.0
         public var startTime = 0.0
+        /// Each source's sync: whether its last sync ended in sync, when the last good one ended (Unix time, 0
+        /// before the first), the bytes fetched since start.
+        public var sources: [(name: String, inSync: Bool, lastSync: Double, bytes: Int64)] = []
 
         public init() {}
 
@@ -136,6 +139,19 @@ public final class MetricsWriter {
             metric(
                 "vitrine_cec_active_source", "gauge", "1 while the TV shows the player.",
                 [("", figures.cecActiveSource ? "1" : "0")])
+        }
+        if !figures.sources.isEmpty {
+            let label = { (name: String) in "{source=\(JSONText.quote(name))}" }
+            metric(
+                "vitrine_source_in_sync", "gauge", "1 while the source's last sync ended in sync.",
+                figures.sources.map { (label($0.name), $0.inSync ? "1" : "0") })
+            metric(
+                "vitrine_source_last_sync_timestamp_seconds", "gauge",
+                "When the source's last successful sync ended (Unix time), 0 before the first.",
+                figures.sources.map { (label($0.name), number($0.lastSync)) })
+            metric(
+                "vitrine_source_fetched_bytes_total", "counter", "Bytes the source's syncs fetched since start.",
+                figures.sources.map { (label($0.name), "\($0.bytes)") })
         }
         metric(
             "vitrine_last_slide_timestamp_seconds", "gauge", "When the last slide reached the screen (Unix time).",

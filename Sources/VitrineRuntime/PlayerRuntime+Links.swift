@@ -225,6 +225,25 @@ extension PlayerRuntime {
         }
     }
 
+    /// Starts following the sources' syncs (each in a process of its own), the first at once.
+    func startSyncs(_ settings: Settings) {
+        guard !settings.sources.isEmpty else { return }
+        guard let configPath = configuration.configPath else {
+            log(.warning, "sources: the player was started without a config file, which the syncs read; none runs")
+            return
+        }
+        let now = MonotonicClock.seconds()
+        do {
+            let syncs = try SourceSyncs(
+                sources: settings.sources, configPath: configPath, libraryRoot: library.root, loop: loop, log: log,
+                now: now)
+            self.syncs = syncs
+            syncs.start(now: now)
+        } catch {
+            log(.warning, "sources will not sync: \(error)")
+        }
+    }
+
     /// The show's state and categories as they are after this turn, for the broker (sent only when changed).
     /// Runs after every turn of the loop (each step of a fade too), so it reads only what is at hand; the slide's
     /// place in the playlist, which takes a walk through the round, is looked up only when the slide or the
@@ -237,11 +256,17 @@ extension PlayerRuntime {
         if mqttPosition?.slide != slide || mqttPosition?.count != count {
             mqttPosition = (slide, count, slide.flatMap { player.playlist?.number(of: $0) })
         }
-        mqtt.stateIs(
-            MQTTState(
-                category: player.active, slide: slide?.name, position: mqttPosition?.position, count: count,
-                paused: player.timer.reasons.sorted(), screenOn: display.isPoweredOn && player.screen.isOn,
-                present: presenceAndButtons?.isPresent, interval: player.options.interval, profile: profileNow.id),
-            now: MonotonicClock.seconds())
+        var state = MQTTState(
+            category: player.active, slide: slide?.name, position: mqttPosition?.position, count: count,
+            paused: player.timer.reasons.sorted(), screenOn: display.isPoweredOn && player.screen.isOn,
+            present: presenceAndButtons?.isPresent, interval: player.options.interval, profile: profileNow.id)
+        state.sources = (syncs?.machines ?? []).map { machine in
+            guard let running = machine.running else {
+                return MQTTState.Source(name: machine.name, state: machine.state.name)
+            }
+            return MQTTState.Source(
+                name: machine.name, state: "syncing", progress: running.listing ? nil : (running.done, running.total))
+        }
+        mqtt.stateIs(state, now: MonotonicClock.seconds())
     }
 }

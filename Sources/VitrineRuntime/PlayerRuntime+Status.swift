@@ -35,6 +35,14 @@ extension PlayerRuntime {
         figures.mqttReconnects = mqtt?.reconnects ?? 0
         figures.cecTV = cec?.state.tvPower.rawValue
         figures.cecActiveSource = cec?.state.isActiveSource ?? false
+        let now = MonotonicClock.seconds()
+        let wall = WallClock.seconds()
+        figures.sources = (syncs?.machines ?? []).map { machine in
+            (
+                machine.name, machine.state == .inSync, machine.lastSuccess.map { wall - (now - $0) } ?? 0,
+                machine.bytesFetched + (machine.running?.bytes ?? 0)
+            )
+        }
         return figures
     }
 
@@ -145,6 +153,7 @@ extension PlayerRuntime {
             "\"flips\":\(display.flips)",
             "\"modesets\":\(display.modesets)",
             "\"longest_turn_ms\":\(JSONText.number((longestTurn * 1000).rounded()))",
+            "\"sources\":\(syncs?.statusJSON(now: now) ?? "[]")",
         ]
         longestTurn = 0
         return "{" + fields.joined(separator: ",") + "}"

@@ -183,6 +183,7 @@ extension PlayerRuntime {
         let mqttChanged = settings.mqtt != configuration.settings.mqtt
         let oldCEC = configuration.settings.cec
         let webChanged = settings.web != configuration.settings.web
+        let sourcesChanged = settings.sources != configuration.settings.sources
         let overlayTopicsChanged =
             Set((settings.overlay?.texts ?? []).map(\.topic))
             != Set((configuration.settings.overlay?.texts ?? []).map(\.topic))
@@ -199,6 +200,12 @@ extension PlayerRuntime {
             webRestartDue = true
         }
         if gpioChanged { reopenPresenceAndButtons(settings, now: now) }
+        if sourcesChanged {
+            // A sync that runs is stopped (it resumes from its part files) and the new sources start afresh.
+            syncs?.close()
+            syncs = nil
+            startSyncs(settings)
+        }
         if mqttChanged || overlayTopicsChanged {
             mqtt?.close()
             mqtt = nil

@@ -62,6 +62,8 @@ public final class PlayerRuntime {
     var cec: CECLink?
     /// The web remote; nil without `web` settings or when it cannot listen.
     var web: WebRemote?
+    /// The sources' syncs; nil without sources.
+    var syncs: SourceSyncs?
     /// Loads the libraries of a link turned on once the loop runs, and makes the text renderers, off the loop.
     lazy var libraryLoader = LibraryLoader(loop: loop, log: log)
     /// The banner's font has been asked for (`loadBannerFont`).
@@ -330,6 +332,7 @@ public final class PlayerRuntime {
         startMQTT(configuration.settings)
         startCEC(configuration.settings)
         startWeb(configuration.settings)
+        startSyncs(configuration.settings)
         // What the player costs before its first photo: the screen's buffers, the links, the code they run.
         if configuration.stats { logStartStats() }
         send(.start(categories: follower.start(now: MonotonicClock.seconds()), now: MonotonicClock.seconds()))
@@ -376,6 +379,7 @@ public final class PlayerRuntime {
         mqtt?.close()
         cec?.close()
         web?.close()
+        syncs?.close()
         slidePictures.stop()
         libraryLoader.stop()
         worker.stop()
@@ -564,6 +568,9 @@ public final class PlayerRuntime {
     private func refreshOverlay() {
         guard display.isLit, !display.isBusy, !display.screen.isFading else { return }
         let paused = player.timer.reasons.contains(.user)
+        // Without a photo the screen says where they are to come from (a first start with an empty cache).
+        let noPhotos = player.categories.isEmpty || player.playlist?.isEmpty == true
+        overlay.notice = noPhotos ? syncs?.notice(now: MonotonicClock.seconds()) : nil
         if overlay.wantsText(paused: paused), overlay.renderer == nil { loadBannerFont() }
         overlay.refresh(
             paused: paused, canvas: profileNow.compose, rotation: profileNow.rotation, show: { display.show($0) })

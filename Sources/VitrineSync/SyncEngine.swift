@@ -20,6 +20,12 @@ public final class SyncEngine {
         }
         public var phase: Phase
         public var bytes: Int64
+
+        /// The listing is done and fetching starts: said even when progress is thinned out.
+        public var isFirstFetch: Bool {
+            if case .fetching(0, _) = phase { return true }
+            return false
+        }
     }
 
     public struct Summary: Sendable, Equatable {

@@ -327,3 +327,115 @@ import VitrineCore
                 == "Family/a.b@800x480.jpg")
     }
 }
+
+/// The player's view of a source's syncs, with a manual clock.
+@Suite struct SourceMachineTests {
+    static let offline = SyncFailure(kind: .offline, message: "http://nas/dav/: Couldn't connect to server")
+
+    @Test func reportsRoundTripAndOthersAreIgnored() {
+        let reports: [SyncReport] = [
+            .listing(folders: 3), .fetching(done: 2, total: 200, bytes: 123_456),
+            .done(SyncTally(listed: 200, fetched: 3, moved: 1, deleted: 2, kept: 194, bytes: 9, notFitting: 4)),
+            .failed(SyncFailure(kind: .busy, message: "busy \"now\"\n", retryAfter: 120)),
+            .failed(Self.offline),
+        ]
+        for report in reports { #expect(SyncReport.parse(report.line) == report, "\(report.line)") }
+        for line in [
+            "", "[]", "{}", "{\"event\":\"nope\"}", "{\"event\":\"listing\"}", "{\"event\":\"listing\",\"folders\":-1}",
+            "{\"event\":\"fetching\",\"done\":1.5,\"total\":2,\"bytes\":0}",
+            "{\"event\":\"failed\",\"kind\":\"x\",\"message\":\"\"}",
+            "not json",
+        ] {
+            #expect(SyncReport.parse(line) == nil, "\(line)")
+        }
+    }
+
+    @Test func theFirstSyncIsDueAtOnceAndTheNextAfterTheInterval() {
+        var machine = SourceMachine(name: "family", interval: 900, now: 100)
+        #expect(machine.isDue(now: 100) && machine.state == .starting)
+        machine.started(now: 100)
+        #expect(!machine.isDue(now: 100))
+        #expect(machine.report(.listing(folders: 1), now: 101).isEmpty)
+        #expect(machine.summary(now: 101) == "listing the server's folders")
+        _ = machine.report(.fetching(done: 3, total: 200, bytes: 5), now: 102)
+        #expect(machine.summary(now: 102) == "fetching 3 of 200")
+        let said = machine.report(.done(SyncTally(listed: 200, fetched: 200, bytes: 11_100_000)), now: 110)
+        #expect(said.map(\.text) == ["source family: in sync, 200 photos; 200 fetched (11.1 MB), 0 moved, 0 deleted"])
+        #expect(machine.state == .inSync && machine.lastSuccess == 110 && machine.photosFetched == 200)
+        #expect(!machine.isDue(now: 1009) && machine.isDue(now: 1010))
+        machine.started(now: 1010)
+        // A sync that changes nothing says nothing.
+        #expect(machine.report(.done(SyncTally(listed: 200, kept: 200)), now: 1011).isEmpty)
+    }
+
+    @Test func aServerAwayIsSaidOnceAndRetriedWithABackoffUpToTheInterval() {
+        var machine = SourceMachine(name: "nas", interval: 300, now: 0)
+        var now = 0.0
+        var lines: [String] = []
+        var delays: [Double] = []
+        for _ in 0..<6 {
+            machine.started(now: now)
+            lines += machine.report(.failed(Self.offline), now: now).map(\.text)
+            delays.append(machine.nextSync - now)
+            now = machine.nextSync
+        }
+        #expect(delays == [30, 60, 120, 240, 300, 300])
+        #expect(
+            lines == [
+                "source nas: offline: http://nas/dav/: Couldn't connect to server; nothing fetched yet; trying again in "
+                    + "30 s"
+            ])
+        #expect(machine.summary(now: now) == "offline for 17 min: http://nas/dav/: Couldn't connect to server")
+        machine.started(now: now)
+        let back = machine.report(.done(SyncTally(listed: 5, fetched: 5, bytes: 1)), now: now + 1)
+        #expect(
+            back.map(\.text) == ["source nas: in sync again after 17 min offline; 5 fetched (0 MB), 0 moved, 0 deleted"]
+        )
+        #expect(machine.failures == 0 && machine.nextSync == now + 301)
+    }
+
+    @Test func retryAfterIsHonouredAndAWrongPasswordWaitsTheInterval() {
+        var machine = SourceMachine(name: "nas", interval: 600, now: 0)
+        machine.started(now: 0)
+        let busy = machine.report(.failed(SyncFailure(kind: .busy, message: "HTTP 503", retryAfter: 90)), now: 0)
+        #expect(busy.count == 1 && busy[0].isWarning && machine.nextSync == 90 && machine.state.name == "busy")
+        machine.started(now: 90)
+        _ = machine.report(.failed(SyncFailure(kind: .busy, message: "HTTP 429", retryAfter: 999_999)), now: 90)
+        #expect(machine.nextSync == 90 + SourceMachine.longestRetryAfter)
+        machine.started(now: 100)
+        let refused = machine.report(.failed(SyncFailure(kind: .refused, message: "HTTP 401")), now: 100)
+        #expect(refused.map(\.text) == ["source nas: refused: HTTP 401; nothing fetched yet; trying again in 10 min"])
+        #expect(machine.nextSync == 700)
+    }
+
+    @Test func aProcessThatEndsWithoutItsReportFailedAndWhatItFetchedCounts() {
+        var machine = SourceMachine(name: "nas", interval: 60, now: 0)
+        #expect(machine.ended(now: 0, how: "exit status 0").isEmpty)
+        machine.started(now: 0)
+        _ = machine.report(.fetching(done: 4, total: 10, bytes: 4000), now: 1)
+        let said = machine.ended(now: 2, how: "killed by signal 9")
+        #expect(
+            said.map(\.text) == [
+                "source nas: error: the sync's process ended without a word (killed by signal 9); nothing fetched yet; "
+                    + "trying again in 30 s"
+            ])
+        #expect(machine.bytesFetched == 4000 && machine.photosFetched == 4 && machine.running == nil)
+        machine.syncSoon(now: 5)
+        #expect(machine.isDue(now: 5))
+    }
+
+    @Test func photosThatDoNotFitOrCollideAreSaidWhenTheirCountChanges() {
+        var machine = SourceMachine(name: "nas", interval: 60, now: 0)
+        var said: [[String]] = []
+        for (index, tally) in [
+            SyncTally(listed: 9, notFitting: 3), SyncTally(listed: 9, notFitting: 3),
+            SyncTally(listed: 9, notFitting: 4, conflicts: 1),
+        ].enumerated() {
+            machine.started(now: Double(index))
+            said.append(machine.report(.done(tally), now: Double(index)).filter(\.isWarning).map(\.text))
+        }
+        #expect(said[0] == ["source nas: 3 older photos do not fit in its cacheLimitMiB"])
+        #expect(said[1].isEmpty)
+        #expect(said[2].count == 2)
+    }
+}
