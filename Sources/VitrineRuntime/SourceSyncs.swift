@@ -167,6 +167,7 @@ final class SourceSyncs {
                 "\"summary\":\(JSONText.quote(machine.summary(now: now)))",
                 "\"since_seconds\":\(JSONText.number((now - machine.since).rounded()))",
                 "\"last_sync_seconds\":\(machine.lastSuccess.map { JSONText.number((now - $0).rounded()) } ?? "null")",
+                "\"failures\":\(machine.failures)",
                 "\"photos_fetched\":\(machine.photosFetched)",
                 "\"bytes_fetched\":\(machine.bytesFetched + (machine.running?.bytes ?? 0))",
             ]

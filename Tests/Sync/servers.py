@@ -170,3 +170,108 @@ class Rclone(Server):
     def url(self):
         return f"http://127.0.0.1:{self.port}/"
 
+
+
+class FaultProxy:
+    """An HTTP proxy in front of a real server that misbehaves on demand. `mode`:
+    - "pass": forwards every request;
+    - "stall": forwards a photo's headers and its first `cut_at` bytes, then holds the connection open, silent;
+    - "cut": the same, then closes the connection;
+    - "busy": answers every request 503 with `Retry-After: retry_after`.
+    Each request is written down with its time, method, path and Range header (`requests`)."""
+
+    def __init__(self, upstream_port, cut_at=20_000, retry_after=2):
+        import threading
+        self.upstream = upstream_port
+        self.cut_at = cut_at
+        self.retry_after = retry_after
+        self.mode = "pass"
+        self.requests = []
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._server = socket.socket()
+        self._server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._server.bind(("127.0.0.1", 0))
+        self._server.listen(16)
+        self.port = self._server.getsockname()[1]
+        self._thread = threading.Thread(target=self._accept, daemon=True)
+        self._thread.start()
+
+    def stop(self):
+        self._stop.set()
+        self._server.close()
+
+    def log(self):
+        with self._lock:
+            return list(self.requests)
+
+    def _accept(self):
+        import threading
+        while not self._stop.is_set():
+            try:
+                client, _ = self._server.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(client,), daemon=True).start()
+
+    @staticmethod
+    def _read_request(client):
+        data = b""
+        while b"\r\n\r\n" not in data:
+            chunk = client.recv(65536)
+            if not chunk:
+                return None
+            data += chunk
+        head, _, body = data.partition(b"\r\n\r\n")
+        lines = head.decode("latin-1").split("\r\n")
+        headers = {}
+        for line in lines[1:]:
+            name, _, value = line.partition(":")
+            headers[name.strip().lower()] = value.strip()
+        length = int(headers.get("content-length", "0"))
+        while len(body) < length:
+            chunk = client.recv(65536)
+            if not chunk:
+                return None
+            body += chunk
+        return lines[0], headers, head, body
+
+    def _serve(self, client):
+        import time
+        with client:
+            while not self._stop.is_set():
+                request = self._read_request(client)
+                if request is None:
+                    return
+                line, headers, head, body = request
+                method, path = line.split(" ")[:2]
+                mode = self.mode
+                with self._lock:
+                    self.requests.append((time.monotonic(), method, path, headers.get("range"), mode))
+                if mode == "busy":
+                    client.sendall(b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: %d\r\nContent-Length: 0\r\n\r\n"
+                                   % self.retry_after)
+                    continue
+                # One request per upstream connection, read to its end: the answer is then whole before it is
+                # passed on (or cut short).
+                head_lines = [part for part in head.split(b"\r\n") if not part.lower().startswith(b"connection:")]
+                upstream = socket.create_connection(("127.0.0.1", self.upstream), timeout=30)
+                with upstream:
+                    upstream.sendall(b"\r\n".join(head_lines) + b"\r\nConnection: close\r\n\r\n" + body)
+                    answer = b""
+                    while True:
+                        chunk = upstream.recv(65536)
+                        if not chunk:
+                            break
+                        answer += chunk
+                photo = method == "GET" and path.lower().endswith(".jpg")
+                if photo and mode in ("stall", "cut"):
+                    header_end = answer.index(b"\r\n\r\n") + 4
+                    client.sendall(answer[:header_end + self.cut_at])
+                    if mode == "cut":
+                        return
+                    self._stop.wait(3600)
+                    return
+                client.sendall(answer)
+                if b"connection: close" in answer[:answer.find(b"\r\n\r\n")].lower():
+                    return

@@ -275,6 +275,146 @@ def rclone_cycle(work, rclone):
            f"({say(third)})")
 
 
+COLOURS = {"A": (220, 30, 30), "B": (30, 200, 40), "C": (30, 40, 220), "D": (230, 210, 30), "E": (200, 40, 200),
+           "B2": (30, 200, 200)}
+PANEL = (320, 240)
+
+
+def solid(path, colour, size=(320, 240)):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    Image.new("RGB", size, colour).save(path, quality=95)
+
+
+class Player:
+    """The release binary on a headless panel with a control socket, every presented frame in `frames`."""
+
+    def __init__(self, work, name, library, sources, interval=0.3, stats=False):
+        self.work = work
+        self.socket = f"{work}/{name}.sock"
+        self.log = f"{work}/{name}.log"
+        self.frames = f"{work}/{name}-frames"
+        shutil.rmtree(self.frames, ignore_errors=True)
+        os.makedirs(self.frames)
+        self.config = f"{work}/{name}.json"
+        with open(self.config, "w") as f:
+            json.dump({"library": library, "interval": interval, "transition": "none", "controlSocket": self.socket,
+                       "positionFile": "", "headerCacheFolder": "", "renditionCacheFolder": "",
+                       "display": {"backend": "headless", "headlessSize": f"{PANEL[0]}x{PANEL[1]}"},
+                       "sources": sources}, f)
+        env = {k: v for k, v in os.environ.items() if k not in ("STATE_DIRECTORY", "JOURNAL_STREAM")}
+        self.started = time.monotonic()
+        self.process = subprocess.Popen(
+            [VITRINE, "play", "--config", self.config, "--snapshots", self.frames] + (["--stats"] if stats else []),
+            stdout=open(self.log, "w"), stderr=subprocess.STDOUT, env=env)
+        harness.until(lambda: os.path.exists(self.socket), 10)
+
+    def status(self):
+        return json.loads(harness.ctl(self.socket, "status"))
+
+    def source(self):
+        try:
+            return self.status()["sources"][0]
+        except (OSError, ValueError, KeyError, IndexError):
+            return {}
+
+    def lines(self, text):
+        with open(self.log, errors="replace") as f:
+            return [line for line in f.read().splitlines() if text in line]
+
+    def presented(self):
+        try:
+            with open(f"{self.frames}/presented.jsonl") as f:
+                return [json.loads(line) for line in f if line.strip()]
+        except FileNotFoundError:
+            return []
+
+    def colour(self, seq):
+        with Image.open(f"{self.frames}/{seq:06d}.ppm") as image:
+            return image.convert("RGB").getpixel((PANEL[0] // 2, PANEL[1] // 2))
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        return self.process.wait(timeout=30)
+
+
+def named(colour):
+    """The photo whose colour this is (JPEG moves a channel by a few levels), or None."""
+    for name, wanted in COLOURS.items():
+        if all(abs(a - b) <= 12 for a, b in zip(colour, wanted)):
+            return name
+    return None
+
+
+def player_plays_the_cache(work, apache):
+    """A first start with no server and an empty cache, the server coming, changes on it, a restart offline."""
+    data = f"{apache.data}/show"
+    for name in "ABCD":
+        solid(f"{data}/{name}.jpg", COLOURS[name])
+    servers.open_to_server(data)
+    library = f"{work}/player-library"
+    os.makedirs(library)
+    login = credentials(work, "player", apache.user, apache.password)
+    sources = [{"kind": "webdav", "url": apache.url() + "show/", "credentialsFile": login, "category": "Show",
+                "interval": 1, "timeout": 3}]
+    apache.stop()
+    player = Player(work, "player", library, sources)
+    try:
+        offline = harness.until(lambda: player.source().get("state") == "offline", 15)
+        notice = harness.until(lambda: os.path.exists(f"{player.frames}/overlays.jsonl"), 10)
+        bright = 0
+        if notice:
+            overlays = sorted(name for name in os.listdir(player.frames) if name.startswith("overlay-"))
+            with Image.open(f"{player.frames}/{overlays[-1]}") as image:
+                bright = sum(1 for pixel in image.convert("L").getdata() if pixel > 180)
+        # Three tries at the 1 s interval: still one line.
+        harness.until(lambda: player.source().get("failures", 0) >= 3, 15)
+        said = player.lines("source Show: offline")
+        record(offline and bright > 100 and len(said) == 1 and player.status()["count"] == 0,
+               f"a first start with no server and an empty cache: the screen says so ({bright} bright pixels of "
+               f"text over the background), status says offline, the log says it once over several tries "
+               f"({said[0].split('vitrine: ')[-1][:120] if said else 'never'})")
+        apache.start()
+        synced = harness.until(lambda: player.status()["count"] == 4 and player.source().get("state") == "in sync",
+                               20)
+        harness.until(lambda: {named(player.colour(line["seq"])) for line in player.presented()} >= set("ABCD"),
+                      10)
+        seen = {named(player.colour(line["seq"])) for line in player.presented()}
+        record(synced and seen >= set("ABCD"),
+               f"the server back: the sync fetches the four photos and the player shows each ({sorted(seen - {None})})")
+
+        fetched = player.source().get("photos_fetched", 0)
+        solid(f"{data}/E.jpg", COLOURS["E"])
+        os.remove(f"{data}/A.jpg")
+        solid(f"{data}/.B-new.jpg", COLOURS["B2"])
+        os.rename(f"{data}/.B-new.jpg", f"{data}/B.jpg")
+        os.rename(f"{data}/C.jpg", f"{data}/C renamed.jpg")
+        servers.open_to_server(data)
+        changed = harness.until(lambda: player.source().get("photos_fetched", 0) >= fetched + 2
+                                and player.source().get("state") == "in sync" and player.status()["count"] == 4, 20)
+        mark = len(player.presented())
+        harness.until(lambda: len(player.presented()) >= mark + 12, 15)
+        after = [named(player.colour(line["seq"])) for line in player.presented()[mark:]]
+        record(changed and set(after) == {"B2", "C", "D", "E"},
+               f"adds, deletes, a replaced and a renamed photo on the server: the player shows exactly the new set "
+               f"after the next sync ({sorted(set(after), key=str)}; {player.lines('source Show: 2 fetched')[-1:]})")
+    finally:
+        player.stop()
+    apache.stop()
+    again = Player(work, "restarted", library, sources)
+    try:
+        first = harness.until(lambda: again.presented(), 5)
+        waited = time.monotonic() - again.started
+        colours = {named(again.colour(line["seq"])) for line in again.presented()}
+        harness.until(lambda: again.source().get("state") == "offline", 10)
+        record(first and waited < 5 and colours <= {"B2", "C", "D", "E"} and again.source().get("state") == "offline",
+               f"restarted with the server stopped: the cache plays at once (first photo {waited:.2f} s after "
+               f"start), the source says offline")
+    finally:
+        again.stop()
+    apache.start()
+
+
 class Hostile(http.server.BaseHTTPRequestHandler):
     """A WebDAV server that lies. `mode` says how; the good mode serves two photos."""
     mode = "good"
@@ -428,6 +568,7 @@ def main():
         megabytes = sum(os.path.getsize(os.path.join(root, name)) for root, _, files in os.walk(apache.data)
                         for name in files) / 1e6
         print(f"      first sync: 200 photos, {megabytes:.1f} MB, {first.seconds:.2f} s")
+        player_plays_the_cache(work, apache)
         rclone = servers.Rclone(work)
         started.append(rclone)
         rclone.start()
