@@ -415,6 +415,102 @@ def player_plays_the_cache(work, apache):
     apache.start()
 
 
+def faults_through_a_proxy(work, apache):
+    """A proxy in front of Apache stalls a photo midway, cuts one, answers 503 with Retry-After, while the player
+    shows a slide every 0.2 s: no flip late by more than 20 ms past the next vblank of the player's own doing, status
+    answered within 100 ms throughout, no part file ever played, each cut-off fetch resumed with a range request."""
+    data = f"{apache.data}/faults"
+    for index in range(6):
+        make_photo(f"{data}/start-{index}.jpg", 600 + index, size=(800, 600))
+    servers.open_to_server(data)
+    proxy = servers.FaultProxy(apache.port, cut_at=20_000, retry_after=2)
+    library = f"{work}/fault-library"
+    os.makedirs(library)
+    login = credentials(work, "faults", apache.user, apache.password)
+    sources = [{"kind": "webdav", "url": f"http://127.0.0.1:{proxy.port}/dav/faults/", "credentialsFile": login,
+                "category": "Faults", "interval": 1, "timeout": 2}]
+    player = Player(work, "faults", library, sources, interval=0.2, stats=True)
+    probe = harness.StallProbe()
+    answers = []
+    stop = threading.Event()
+
+    def ask_status():
+        while not stop.is_set():
+            started = time.monotonic()
+            try:
+                player.status()
+                answers.append(time.monotonic() - started)
+            except (OSError, ValueError):
+                answers.append(float("inf"))
+            stop.wait(0.05)
+
+    try:
+        ready = harness.until(lambda: player.status()["count"] == 6 and player.lines("deadline-to-present"), 30)
+        record(bool(ready), "the proxy passing: six photos synced and playing at 0.2 s")
+        skip = len(player.lines("deadline-to-present"))
+        poller = threading.Thread(target=ask_status, daemon=True)
+        poller.start()
+        for mode in ("stall", "cut", "busy"):
+            names = [f"{mode}-{index}.jpg" for index in range(2)]
+            for index, name in enumerate(names):
+                make_photo(f"{data}/{name}", 700 + len(name) * 10 + index, size=(800, 600))
+            servers.open_to_server(data)
+            before = player.status()["count"]
+            logged = len(proxy.log())
+            proxy.mode = mode
+            wanted = "busy" if mode == "busy" else "offline"
+            failed = harness.until(lambda: player.source().get("state") == wanted, 30)
+            parts = [name for name in os.listdir(f"{library}/Faults") if name.endswith(".vitrine-part")]
+            if mode == "busy":
+                harness.until(lambda: len([r for r in proxy.log()[logged:] if r[4] == "busy"]) >= 2, 15)
+                busy = [r[0] for r in proxy.log()[logged:] if r[4] == "busy"]
+                gap = busy[1] - busy[0] if len(busy) >= 2 else 0
+                record(failed and gap >= 1.9,
+                       f"busy: 503 with Retry-After: 2 makes the player say busy and wait {gap:.2f} s for the next try")
+            else:
+                record(failed and parts,
+                       f"{mode}: the photo cut off midway is a hidden part file ({parts}), the source says offline")
+            proxy.mode = "pass"
+            back = harness.until(lambda: player.source().get("state") == "in sync"
+                                 and player.status()["count"] == before + 2, 30)
+            same = all(digest(f"{library}/Faults/{name}") == digest(f"{data}/{name}") for name in names
+                       if os.path.exists(f"{library}/Faults/{name}"))
+            ranged = [r for r in proxy.log()[logged:] if r[1] == "GET" and r[3] and r[4] == "pass"]
+            record(back and same and (mode == "busy" or ranged),
+                   f"{mode}: the proxy passing again, the photos arrive whole"
+                   + ("" if mode == "busy" else f", the cut one resumed with {ranged[0][3] if ranged else 'no range'}"))
+        stop.set()
+        poller.join()
+        time.sleep(0.05)  # the probe reports a window when it wakes from it
+        lines = player.lines("deadline-to-present")[skip:]
+        values = []
+        for line in lines:
+            words = line.split()
+            index = words.index("deadline-to-present")
+            if words[index + 1] == "-" or "at" not in words:
+                continue
+            late = float(words[index + 1])
+            shown = float(words[words.index("at") + 1])
+            values.append((late, probe.held(shown - late / 1000, shown) * 1000))
+        own = max((late - held for late, held in values), default=None)
+        vblank = 1000 / 60
+        record(len(values) > 50 and own is not None and own - vblank <= 20,
+               f"during the faults: {len(values)} slides at 0.2 s, the latest {own if own is not None else '-'} ms "
+               f"after its deadline by the player's own doing (20 ms past the next vblank allowed)")
+        slowest = max(answers, default=float("inf"))
+        record(answers and slowest <= 0.1,
+               f"status answered {len(answers)} times during the faults, the slowest in {slowest * 1000:.1f} ms")
+        files = [line.get("file") or "" for line in player.presented()]
+        record(files and not any(".vitrine-part" in name or "/." in name for name in files)
+               and not player.lines("vitrine-part"),
+               f"no part file was ever played ({len(files)} slides presented)")
+    finally:
+        stop.set()
+        probe.stop()
+        player.stop()
+        proxy.stop()
+
+
 class Hostile(http.server.BaseHTTPRequestHandler):
     """A WebDAV server that lies. `mode` says how; the good mode serves two photos."""
     mode = "good"
@@ -569,6 +665,7 @@ def main():
                         for name in files) / 1e6
         print(f"      first sync: 200 photos, {megabytes:.1f} MB, {first.seconds:.2f} s")
         player_plays_the_cache(work, apache)
+        faults_through_a_proxy(work, apache)
         rclone = servers.Rclone(work)
         started.append(rclone)
         rclone.start()
