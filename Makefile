@@ -35,7 +35,7 @@ FAULT_PACKAGES := rsync python3-pil util-linux bindfs fuse3 python3-fusepy
 # libFuzzer: executions per target (or FUZZ_SECONDS, whichever ends first). `make fuzz` is the full run.
 FUZZ_RUNS ?= 1000000
 FUZZ_SECONDS ?= 600
-FUZZ_TARGETS := jpeg png webp vp8l heif settings devices control
+FUZZ_TARGETS := jpeg png webp vp8l heif settings devices control sync
 
 .PHONY: builtin-devices all deps check-deps bench-deps deploy-check-deps build release run test unit-tests lint format shellcheck \
 	check-photos check-renditions vm-test deploy-test bench symbol-order clean fault-deps faults test-asan \
