@@ -230,6 +230,18 @@ import Testing
                 == "{\"category\":\"Beach\",\"slide\":\"a \\\"quoted\\\" name\",\"position\":3,\"count\":12,"
                 + "\"paused\":[\"user\"],\"screen\":\"off\",\"presence\":\"present\",\"interval\":7.5,"
                 + "\"profile\":\"pi-7in\",\"version\":\"0.1.0\"}")
+        var synced = state
+        synced.sources = [
+            MQTTState.Source(name: "family", state: "syncing", progress: (3, 200)),
+            MQTTState.Source(name: "nas", state: "offline"),
+        ]
+        #expect(
+            synced.json.hasSuffix(
+                ",\"version\":\"0.1.0\",\"sources\":[{\"name\":\"family\",\"state\":\"syncing\",\"done\":3,"
+                    + "\"total\":200},{\"name\":\"nas\",\"state\":\"offline\"}]}"))
+        var further = synced
+        further.sources[0].progress = (4, 200)
+        #expect(further != synced, "progress is a change the broker hears of")
     }
 
     @Test func intervalIsACommandWithTheConfigsRange() {

@@ -14,6 +14,7 @@ struct MetricsWriterTests {
         figures.mqttConnected = true
         figures.mqttReconnects = 3
         figures.cecTV = "standby"
+        figures.sources = [("family", true, 1_700_000_000, 11_100_000), ("nas \"x\"", false, 0, 0)]
         let text = MetricsWriter.render(figures)
         let samples = text.split(separator: "\n").filter { !$0.hasPrefix("#") }
         func value(_ name: String) -> String? {
@@ -37,6 +38,11 @@ struct MetricsWriterTests {
         #expect(value("vitrine_cec_tv_power{state=\"on\"}") == "0")
         #expect(value("vitrine_cec_active_source") == "0")
         #expect(!MetricsWriter.render(MetricsWriter.Figures()).contains("vitrine_cec"), "no CEC, no CEC metrics")
+        #expect(value("vitrine_source_in_sync{source=\"family\"}") == "1")
+        #expect(value("vitrine_source_in_sync{source=\"nas \\\"x\\\"\"}") == "0")
+        #expect(value("vitrine_source_last_sync_timestamp_seconds{source=\"family\"}") == "1700000000.000")
+        #expect(value("vitrine_source_fetched_bytes_total{source=\"family\"}") == "11100000")
+        #expect(!MetricsWriter.render(MetricsWriter.Figures()).contains("vitrine_source"), "no sources, no metrics")
         // Every sample belongs to a metric declared with HELP and TYPE just before it.
         var declared: Set<String> = []
         for line in text.split(separator: "\n") {
