@@ -4,7 +4,8 @@ import VitrineCore
 /// hrefs taken apart against the listed folder, the manifest, the sync process's report lines, HTTP dates and
 /// source URLs. Each line of the input is tried as each. Checked, not only survived: a name an href yields can
 /// never leave the cache, and a manifest read back writes the same text.
-private let location = (try? RemoteLocation.parse("https://nas.lan:5006/dav/Photos%20Frame/").get())
+private let location =
+    (try? RemoteLocation.parse("https://nas.lan:5006/dav/Photos%20Frame/").get())
     ?? RemoteLocation(scheme: .https, host: "nas.lan", port: 5006, folders: ["dav", "Photos Frame"])
 
 @_cdecl("LLVMFuzzerTestOneInput")
