@@ -14,7 +14,7 @@ FOOTPRINT_PHOTOS := $(PHOTOS)/large_kleiber_20mp_422.jpg $(PHOTOS)/phone_samsung
 PORTRAIT_PHOTOS := $(PHOTOS)/cam_canon_ixus40_portrait_440_thumb.jpg $(PHOTOS)/orient_portrait_6.jpg
 
 # Debian packages: build and test, then the extra tools the benchmarks compare against.
-BUILD_PACKAGES := pkg-config libstdc++-12-dev libcurl4-openssl-dev libexpat1-dev libjpeg62-turbo-dev libturbojpeg0-dev zlib1g-dev libdrm-dev libudev-dev libinput-dev libfreetype-dev libspng-dev libwebp-dev libheif-dev libdav1d-dev liblcms2-dev libgpiod-dev libmosquitto-dev libmicrohttpd-dev libqrencode-dev fonts-dejavu-core
+BUILD_PACKAGES := pkg-config libstdc++-12-dev libcurl4-openssl-dev libexpat1-dev libsmbclient-dev libjpeg62-turbo-dev libturbojpeg0-dev zlib1g-dev libdrm-dev libudev-dev libinput-dev libfreetype-dev libspng-dev libwebp-dev libheif-dev libdav1d-dev liblcms2-dev libgpiod-dev libmosquitto-dev libmicrohttpd-dev libqrencode-dev fonts-dejavu-core
 # gpiod: the GPIO VM test holds a line with gpiomon and reads gpioinfo in the guest, which runs the host's root;
 # v4l-utils: the CEC VM test plays the TV with cec-ctl there.
 CHECK_PACKAGES := python3-pil python3-pip gpiod v4l-utils
@@ -24,8 +24,9 @@ DEPLOY_CHECK_PACKAGES := shellcheck systemd passwd python3
 # The MQTT tests: Debian's broker, paho as Home Assistant and fleet operator, openssl for the test CA, Pillow.
 # amqtt (a broker of MQTT 3.1.1 only) comes from PyPI into a venv.
 MQTT_PACKAGES := mosquitto python3-paho-mqtt openssl python3-pil python3-venv
-# The sync tests: Apache with mod_dav and htpasswd, rclone's WebDAV server, openssl for the test CA, Pillow.
-SYNC_PACKAGES := apache2 apache2-utils rclone openssl python3-pil
+# The sync tests: Apache with mod_dav and htpasswd, rclone's WebDAV server, Samba's smbd, pdbedit and smbclient, openssl for
+# the test CA, Pillow.
+SYNC_PACKAGES := apache2 apache2-utils rclone samba smbclient openssl python3-pil
 # The web remote's tests: headless Chromium driven by Selenium, Pillow, rsync (a photo arriving as rsync writes it);
 # schemathesis comes from PyPI into a venv.
 WEB_PACKAGES := chromium chromium-driver python3-selenium python3-pil python3-venv rsync

@@ -7,9 +7,11 @@ import PackageDescription
 // library too, which is loaded when first needed instead (CFreeType). Every module that sees VitrineImage's
 // interface needs the path.
 let freeTypeHeaders: SwiftSetting = .unsafeFlags(["-Xcc", "-I/usr/include/freetype2"])
+// libsmbclient's under samba-4.0/, for the same reason (CSMBClient).
+let sambaHeaders: SwiftSetting = .unsafeFlags(["-Xcc", "-I/usr/include/samba-4.0"])
 let strict: [SwiftSetting] = [
     .treatAllWarnings(as: .error), .unsafeFlags(["-Xfrontend", "-function-sections"], .when(configuration: .release)),
-    freeTypeHeaders,
+    freeTypeHeaders, sambaHeaders,
 ]
 
 let package = Package(
@@ -77,6 +79,8 @@ let package = Package(
         // libcurl and expat for WebDAV sources, loaded by `vitrine sync` only (libcurl4-openssl-dev, libexpat1-dev).
         .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CExpat", providers: [.apt(["libexpat1-dev"])]),
+        // libsmbclient for SMB sources, loaded by `vitrine sync` only (libsmbclient-dev).
+        .systemLibrary(name: "CSMBClient", providers: [.apt(["libsmbclient-dev"])]),
         // The stubs those libraries' functions are called through, and their loader.
         .target(name: "CLazyLink", cSettings: [.unsafeFlags(["-ffunction-sections"], .when(configuration: .release))]),
         .systemLibrary(name: "CLinux"),
@@ -112,10 +116,11 @@ let package = Package(
             dependencies: ["VitrineCore", "VitrinePlatform", "VitrineImage", "CLinux"],
             swiftSettings: strict
         ),
-        // Remote folders mirrored into the library: WebDAV through libcurl, the manifest, resuming, the limit.
+        // Remote folders mirrored into the library: WebDAV through libcurl, SMB through libsmbclient, the manifest,
+        // resuming, the limits.
         .target(
             name: "VitrineSync",
-            dependencies: ["VitrineCore", "VitrinePlatform", "CCurl", "CExpat", "CLinux"],
+            dependencies: ["VitrineCore", "VitrinePlatform", "CCurl", "CExpat", "CSMBClient", "CLinux"],
             swiftSettings: strict
         ),
         // The player's links to the world: the control socket, MQTT, the web remote, HDMI-CEC, metrics.

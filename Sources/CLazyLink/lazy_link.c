@@ -10,7 +10,7 @@
 #define VITRINE_STRING(x) #x
 #define VITRINE_EXPAND(x) VITRINE_STRING(x)
 
-#define VITRINE_LAZY_COUNT (VITRINE_LAZY_EXPAT + 1)
+#define VITRINE_LAZY_COUNT (VITRINE_LAZY_SMBCLIENT + 1)
 
 /* The sonames of the packages the player depends on (Debian bookworm, Raspberry Pi OS). dav1d's follows its API's
  * major version, so it is taken from the header the build compiled against. */
@@ -24,6 +24,7 @@ static const char *const sonames[VITRINE_LAZY_COUNT] = {
     [VITRINE_LAZY_FREETYPE] = "libfreetype.so.6",
     [VITRINE_LAZY_CURL] = "libcurl.so.4",
     [VITRINE_LAZY_EXPAT] = "libexpat.so.1",
+    [VITRINE_LAZY_SMBCLIENT] = "libsmbclient.so.0",
 };
 
 __attribute__((noreturn, used)) void vitrine_lazy_unloaded(void) {

@@ -134,6 +134,26 @@
     X(VITRINE_LAZY_EXPAT, XML_SetElementHandler) \
     X(VITRINE_LAZY_EXPAT, XML_SetStartDoctypeDeclHandler) \
     X(VITRINE_LAZY_EXPAT, XML_SetUserData) \
-    X(VITRINE_LAZY_EXPAT, XML_StopParser)
+    X(VITRINE_LAZY_EXPAT, XML_StopParser) \
+    X(VITRINE_LAZY_SMBCLIENT, smbc_free_context) \
+    X(VITRINE_LAZY_SMBCLIENT, smbc_getFunctionClose) \
+    X(VITRINE_LAZY_SMBCLIENT, smbc_getFunctionClosedir) \
+    X(VITRINE_LAZY_SMBCLIENT, smbc_getFunctionFstat) \
+    X(VITRINE_LAZY_SMBCLIENT, smbc_getFunctionLseek) \
+    X(VITRINE_LAZY_SMBCLIENT, smbc_getFunctionOpen) \
+    X(VITRINE_LAZY_SMBCLIENT, smbc_getFunctionOpendir) \
+    X(VITRINE_LAZY_SMBCLIENT, smbc_getFunctionRead) \
+    X(VITRINE_LAZY_SMBCLIENT, smbc_getFunctionReaddirPlus2) \
+    X(VITRINE_LAZY_SMBCLIENT, smbc_getOptionUserData) \
+    X(VITRINE_LAZY_SMBCLIENT, smbc_init_context) \
+    X(VITRINE_LAZY_SMBCLIENT, smbc_new_context) \
+    X(VITRINE_LAZY_SMBCLIENT, smbc_setDebug) \
+    X(VITRINE_LAZY_SMBCLIENT, smbc_setFunctionAuthDataWithContext) \
+    X(VITRINE_LAZY_SMBCLIENT, smbc_setOptionNoAutoAnonymousLogin) \
+    X(VITRINE_LAZY_SMBCLIENT, smbc_setOptionProtocols) \
+    X(VITRINE_LAZY_SMBCLIENT, smbc_setOptionUseKerberos) \
+    X(VITRINE_LAZY_SMBCLIENT, smbc_setOptionUserData) \
+    X(VITRINE_LAZY_SMBCLIENT, smbc_setPort) \
+    X(VITRINE_LAZY_SMBCLIENT, smbc_setTimeout)
 
 #endif

@@ -15,7 +15,7 @@ struct SyncCommand {
         command: "sync",
         synopsis: "--once [--source NAME] [--config FILE] [--library DIR] [--report]",
         summary: """
-            Mirrors each source of the config (a WebDAV folder) into its category of the library, then exits: new
+            Mirrors each source of the config (a WebDAV folder, an SMB share) into its category of the library, then exits: new
             and changed photos are fetched (under a hidden name, renamed into place whole), photos removed or
             renamed on the server leave the cache, photos of the user's own in the same folders are left alone.
             A fetch cut off resumes where it stopped at the next sync. Exits 1 when a source could not be synced.

@@ -19,7 +19,7 @@ public enum VitrineCommand {
         ("bench", "time decode-to-frame for photos and report peak memory"),
         ("renditions", "write the renditions the device profiles pick, beside each photo"),
         ("check-config", "validate config and device-table files and explain them"),
-        ("sync", "mirror the config's sources (WebDAV folders) into the library once"),
+        ("sync", "mirror the config's sources (WebDAV folders, SMB shares) into the library once"),
     ]
 
     static var usage: String {

@@ -2,7 +2,7 @@
 /// whether or not the server is there.
 public struct SourceSettings: Sendable, Equatable {
     public enum Kind: String, Sendable, CaseIterable {
-        case webdav
+        case webdav, smb
     }
 
     /// Which library folder the photos go to.
@@ -81,7 +81,7 @@ public struct SourceSettings: Sendable, Equatable {
     static func parse(_ object: ConfigObject) throws(ConfigError) -> SourceSettings {
         try object.rejectUnknownKeys(allowed: keyNames)
         let kind = try object.choice("kind", as: Kind.self)
-        guard let kind else { throw object.failure("kind", "missing (expected \"webdav\")") }
+        guard let kind else { throw object.failure("kind", "missing (expected \"webdav\" or \"smb\")") }
         let text = try object.requiredString("url")
         var location: RemoteLocation
         switch RemoteLocation.parse(text) {
@@ -92,7 +92,7 @@ public struct SourceSettings: Sendable, Equatable {
         switch kind {
         case .webdav:
             guard location.scheme != .smb else {
-                throw object.failure("url", "\"\(text)\" is an SMB share, which this build cannot sync")
+                throw object.failure("url", "\"\(text)\" is an SMB share: say \"kind\": \"smb\"")
             }
             // A Nextcloud/ownCloud share link (https://host/s/TOKEN) is served over WebDAV at /public.php/webdav/
             // with the token as the user name; in a folder of its own, Nextcloud's links say index.php
@@ -102,6 +102,10 @@ public struct SourceSettings: Sendable, Equatable {
             if s >= 0, folders[s] == "s", s == 0 || folders[s - 1] == "index.php" {
                 shareToken = folders[s + 1]
                 location.folders = Array(folders[..<max(s - 1, 0)]) + ["public.php", "webdav"]
+            }
+        case .smb:
+            guard location.scheme == .smb else {
+                throw object.failure("url", "\"\(text)\" is not an SMB share (expected smb://HOST/SHARE/FOLDER)")
             }
         }
         let filing: Filing

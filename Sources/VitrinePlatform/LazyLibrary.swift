@@ -10,7 +10,7 @@ import CLazyLink
 /// and a library that cannot be loaded is an error for that use (a HEIF photo skipped, MQTT off), never for the
 /// process.
 public enum LazyLibrary: CaseIterable, Sendable {
-    case heif, dav1d, input, mosquitto, microhttpd, qrencode, freetype, curl, expat
+    case heif, dav1d, input, mosquitto, microhttpd, qrencode, freetype, curl, expat, smbclient
 
     private var raw: vitrine_lazy_library {
         switch self {
@@ -23,6 +23,7 @@ public enum LazyLibrary: CaseIterable, Sendable {
         case .freetype: VITRINE_LAZY_FREETYPE
         case .curl: VITRINE_LAZY_CURL
         case .expat: VITRINE_LAZY_EXPAT
+        case .smbclient: VITRINE_LAZY_SMBCLIENT
         }
     }
 
@@ -38,6 +39,7 @@ public enum LazyLibrary: CaseIterable, Sendable {
         case .freetype: "text on screen"
         case .curl: "WebDAV sources"
         case .expat: "WebDAV sources' folder listings"
+        case .smbclient: "SMB sources"
         }
     }
 

@@ -62,6 +62,7 @@ public final class SyncEngine {
             let login = try Self.login(for: source)
             switch source.kind {
             case .webdav: return try WebDAVAdapter(source: source, login: login)
+            case .smb: return try SMBAdapter(source: source, login: login)
             }
         }
     }

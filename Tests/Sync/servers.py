@@ -172,6 +172,59 @@ class Rclone(Server):
 
 
 
+class Samba(Server):
+    """Debian's smbd on a free port with a throw-away smb.conf: `photos` for the runner's own account (SMB users
+    must be Linux users) with password `s3cret`, and `public` for guests."""
+    password = "s3cret"
+
+    def __init__(self, work):
+        import pwd
+        self.root = f"{work}/samba"
+        self.user = pwd.getpwuid(os.getuid()).pw_name
+        self.data = f"{self.root}/photos"
+        self.public = f"{self.root}/public"
+        for folder in ("private", "lock", "state", "cache", "pid", "log", "ncalrpc", "photos", "public"):
+            os.makedirs(f"{self.root}/{folder}", exist_ok=True)
+        self.port = free_port()
+        root = self.root
+        # No RPC helpers (samba-dcerpcd outlives smbd by seconds and serves nothing a share needs), no NetBIOS.
+        self.config = f"{root}/smb.conf"
+        with open(self.config, "w") as f:
+            f.write("\n".join([
+                "[global]", "rpc start on demand helpers = no", "netbios name = VITRINETEST",
+                "workgroup = WORKGROUP", "server role = standalone server", "interfaces = 127.0.0.1",
+                "bind interfaces only = yes", f"smb ports = {self.port}", "disable netbios = yes",
+                "server min protocol = SMB2", f"private dir = {root}/private", f"lock directory = {root}/lock",
+                f"state directory = {root}/state", f"cache directory = {root}/cache", f"pid directory = {root}/pid",
+                f"ncalrpc dir = {root}/ncalrpc", f"log file = {root}/log/log.%m",
+                f"passdb backend = tdbsam:{root}/private/passdb.tdb", "map to guest = Bad User",
+                "guest account = nobody", "load printers = no", "printing = bsd", "printcap name = /dev/null",
+                "disable spoolss = yes",
+                "[photos]", f"path = {self.data}", "read only = yes", f"valid users = {self.user}",
+                "[public]", f"path = {self.public}", "read only = yes", "guest ok = yes", "guest only = yes", ""]))
+        subprocess.run(["pdbedit", "-s", self.config, "-a", "-t", "-u", self.user],
+                       input=f"{self.password}\n{self.password}\n", text=True, check=True, capture_output=True)
+
+    def start(self):
+        open_to_server(self.public)
+        # smbd makes a process group of its own (so it is not started in a new session, which it would fail to
+        # make); never --no-process-group, with which it signals the test's group when it stops.
+        self.process = subprocess.Popen(["smbd", "--foreground", "-s", self.config], stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.DEVNULL)
+        def answers():
+            if not harness.accepts(self.port):
+                return False
+            listing = subprocess.run(
+                ["smbclient", "-p", str(self.port), "//127.0.0.1/photos", "-U", f"{self.user}%{self.password}",
+                 "-c", "ls"], capture_output=True, timeout=10)
+            return listing.returncode == 0
+        if not harness.until(answers, 15, step=0.1):
+            raise RuntimeError(f"smbd did not answer on port {self.port}")
+
+    def url(self, share="photos"):
+        return f"smb://127.0.0.1:{self.port}/{share}/"
+
+
 class FaultProxy:
     """An HTTP proxy in front of a real server that misbehaves on demand. `mode`:
     - "pass": forwards every request;

@@ -105,8 +105,12 @@ def hidden_files(folder):
             and ".vitrine-sources" not in root]
 
 
+CONFIGS = iter(range(1, 1_000_000))
+
+
 def write_config(work, sources, library="library"):
-    path = f"{work}/vitrine.json"
+    """A config file of its own for each call: a later one must not change what an earlier path says."""
+    path = f"{work}/vitrine-{next(CONFIGS)}.json"
     with open(path, "w") as f:
         json.dump({"library": library, "sources": sources}, f)
     return path
@@ -248,6 +252,75 @@ def apache_cycle(work, apache):
     record(offline.returncode == 1 and "offline" in offline.stderr and photos_under(cache) == before,
            f"the server stopped: exit 1, offline, nothing deleted ({say(offline)})")
     return first
+
+
+def samba_cycle(work, samba):
+    """SMB: a user share with nested folders and awkward names, changes, a wrong password, a guest share, the
+    server stopped."""
+    data = samba.data
+    names = make_server_tree(data, count=60)
+    library = f"{work}/library-smb"
+    login = credentials(work, "smb", samba.user, samba.password)
+    config = write_config(work, [{"kind": "smb", "url": samba.url() + "Frame/", "credentialsFile": login,
+                                  "category": "NAS"}], library=library)
+    # The share's folder is the tree's parent: the source names a folder inside the share.
+    os.makedirs(f"{data}/Frame")
+    for entry in os.listdir(data):
+        if entry != "Frame":
+            os.rename(f"{data}/{entry}", f"{data}/Frame/{entry}")
+    first = sync(config)
+    cache = f"{library}/NAS"
+    expected = server_photos(f"{data}/Frame")
+    record(first.returncode == 0 and counts(first) == (60, 60, 0, 0, 0) and photos_under(cache) == expected,
+           f"SMB: a first sync of 60 photos in nested folders from Samba, byte for byte, in {first.seconds:.2f} s "
+           f"({say(first)})")
+    second = sync(config)
+    record(counts(second) == (60, 0, 0, 0, 60), f"SMB: a second sync fetches nothing ({say(second)})")
+    frame = f"{data}/Frame"
+    make_photo(f"{frame}/2024/added.jpg", 400)
+    os.remove(f"{frame}/{names[1]}")
+    os.rename(f"{frame}/{names[2]}", f"{frame}/2023/moved é.jpg")
+    with open(f"{frame}/{names[3]}", "rb") as f:
+        old = f.read()
+    make_photo(f"{frame}/{names[3]}", 401)
+    # Same size and time would hide a change from any sync that has no tag: the replacement differs in both.
+    record(digest(f"{frame}/{names[3]}") != hashlib.sha256(old).hexdigest(), "the replaced photo differs")
+    third = sync(config)
+    record(third.returncode == 0 and counts(third) == (60, 2, 1, 1, 57) and photos_under(cache) == server_photos(frame),
+           f"SMB: an add, a delete, a move and a replaced file ({say(third)})")
+    make_photo(f"{frame}/2024/large.jpg", 4243, size=(1600, 1200))
+    size = os.path.getsize(f"{frame}/2024/large.jpg")
+    slow = write_config(work, [{"kind": "smb", "url": samba.url() + "Frame/", "credentialsFile": login,
+                                "category": "NAS", "bandwidthKiBps": 64}], library=library)
+    part = f"{cache}/2024/.large.jpg.vitrine-part"
+    process = subprocess.Popen([VITRINE, "sync", "--once", "--config", slow], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    grew = harness.until(lambda: os.path.exists(part) and os.path.getsize(part) > 300_000, 60)
+    process.kill()
+    process.wait()
+    cut = os.path.getsize(part) if os.path.exists(part) else 0
+    resumed = sync(config)
+    megabytes = float(resumed.summary.group(3)) if resumed.summary else size
+    record(grew and resumed.returncode == 0 and digest(f"{cache}/2024/large.jpg") == digest(f"{frame}/2024/large.jpg")
+           and megabytes * 1e6 <= size - cut + 60_000,
+           f"SMB: a sync killed mid-file ({cut} of {size} bytes) resumes from there: {megabytes} MB fetched")
+    wrong = credentials(work, "smb-wrong", samba.user, "not-it")
+    refused = sync(write_config(work, [{"kind": "smb", "url": samba.url() + "Frame/", "credentialsFile": wrong,
+                                        "category": "NAS"}], library=library))
+    record(refused.returncode == 1 and "login refused" in refused.stderr and photos_under(cache) == server_photos(frame),
+           f"SMB: a wrong password is refused, the cache untouched ({say(refused)})")
+    for index in range(3):
+        make_photo(f"{samba.public}/shared-{index}.jpg", 500 + index)
+    servers.open_to_server(samba.public)
+    guest = sync(write_config(work, [{"kind": "smb", "url": samba.url("public"), "category": "Public"}],
+                              library=library))
+    record(guest.returncode == 0 and counts(guest) == (3, 3, 0, 0, 0)
+           and photos_under(f"{library}/Public") == server_photos(samba.public),
+           f"SMB: a guest share without a login ({say(guest)})")
+    samba.stop()
+    offline = sync(config)
+    record(offline.returncode == 1 and "offline" in offline.stderr and photos_under(cache) == server_photos(frame),
+           f"SMB: the server stopped: offline, nothing deleted ({say(offline)})")
 
 
 def rclone_cycle(work, rclone):
@@ -650,9 +723,10 @@ def main():
     parser.add_argument("--vitrine", default=os.path.join(HERE, "..", "..", ".build/release/vitrine"))
     args = parser.parse_args()
     VITRINE = os.path.abspath(args.vitrine)
-    for tool in ("apache2", "htpasswd", "rclone", "openssl"):
+    for tool in ("apache2", "htpasswd", "rclone", "smbd", "pdbedit", "smbclient", "openssl"):
         if not shutil.which(tool):
-            record(False, f"{tool} is not installed (make sync-test installs apache2, apache2-utils, rclone, openssl)")
+            record(False, f"{tool} is not installed (make sync-test installs apache2, apache2-utils, rclone, samba, "
+                   "smbclient, openssl)")
             return 1
     work = tempfile.mkdtemp(prefix="vitrine-sync-")
     started = []
@@ -670,6 +744,10 @@ def main():
         started.append(rclone)
         rclone.start()
         rclone_cycle(work, rclone)
+        samba = servers.Samba(work)
+        started.append(samba)
+        samba.start()
+        samba_cycle(work, samba)
         hostile_answers(work)
     finally:
         for server in started:

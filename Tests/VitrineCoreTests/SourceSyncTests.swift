@@ -73,6 +73,14 @@ import VitrineCore
         #expect(source.shareToken == nil)
     }
 
+    @Test func anSMBShareIsASource() throws {
+        let settings = try Self.settings(
+            "[{\"kind\": \"smb\", \"url\": \"smb://nas.lan:4455/photos/Frame%20Pics\", \"category\": \"NAS\"}]")
+        let source = try #require(settings.sources.first)
+        #expect(
+            source.kind == .smb && source.location.port == 4455 && source.location.folders == ["photos", "Frame Pics"])
+    }
+
     @Test(arguments: [
         ("https://cloud.example.com/s/AbC123", [String]()),
         ("https://cloud.example.com/index.php/s/AbC123", []),
@@ -98,6 +106,8 @@ import VitrineCore
         ("[{\"kind\": \"ftp\", \"url\": \"https://h/d\", \"category\": \"A\"}]", "sources[0].kind", "not allowed"),
         ("[{\"kind\": \"webdav\", \"category\": \"A\"}]", "sources[0].url", "missing"),
         ("[{\"kind\": \"webdav\", \"url\": \"smb://nas/p\", \"category\": \"A\"}]", "sources[0].url", "SMB"),
+        ("[{\"kind\": \"smb\", \"url\": \"https://nas/p\", \"category\": \"A\"}]", "sources[0].url", "not an SMB"),
+        ("[{\"kind\": \"smb\", \"url\": \"smb://nas\", \"category\": \"A\"}]", "sources[0].url", "no share"),
         ("[{\"kind\": \"webdav\", \"url\": \"https://h/d\"}]", "sources[0].category", "missing"),
         (
             "[{\"kind\": \"webdav\", \"url\": \"https://h/d\", \"category\": \"A\", \"subfolderCategories\": true}]",

@@ -4,8 +4,8 @@
  * Libraries loaded when first needed instead of at start. Each maps a dozen more (libheif maps the x265 and aom
  * encoders, libmicrohttpd GnuTLS, libmosquitto OpenSSL, libinput GLib through libwacom, FreeType libpng and
  * brotli): about 9 MiB of a process that may need none of them (a headless player, `vitrine render` of a JPEG, a
- * frame without MQTT, a show that never puts text on screen). libcurl (with its 30 libraries) and expat are loaded
- * by `vitrine sync` only, never by the player.
+ * frame without MQTT, a show that never puts text on screen). libcurl (with its 30 libraries), expat and
+ * libsmbclient (110) are loaded by `vitrine sync` only, never by the player.
  *
  * Calls go through stubs that jump to the library's function once `vitrine_lazy_load` has succeeded for it;
  * a call before that is a bug and ends the process with a message.
@@ -22,6 +22,7 @@ enum vitrine_lazy_library {
     VITRINE_LAZY_FREETYPE,
     VITRINE_LAZY_CURL,
     VITRINE_LAZY_EXPAT,
+    VITRINE_LAZY_SMBCLIENT,
 };
 
 /* The file name the library is loaded by (its soname). */
