@@ -13,7 +13,7 @@ struct SyncCommand {
 
     static let parser = ArgumentParser(
         command: "sync",
-        synopsis: "--once [--source NAME] [--config FILE] [--library DIR] [--report]",
+        synopsis: "--once [--source NAME] [--config FILE] [--library DIR] [--rendition WxH] [--report]",
         summary: """
             Mirrors each source of the config (a WebDAV folder, an SMB share) into its category of the library, then exits: new
             and changed photos are fetched (under a hidden name, renamed into place whole), photos removed or
@@ -24,6 +24,13 @@ struct SyncCommand {
             .init(name: "--once", help: "sync each source once and exit"),
             .init(name: "--source", value: "NAME", help: "only this source (default: every source)"),
             .init(name: "--library", value: "DIR", help: "the library (default: the config's library)"),
+            .init(
+                name: "--rendition", value: "WxH",
+                help: "the panel's rendition canvas (`vitrine probe` says it): sources that keep renditions keep "
+                    + "each photo at the size it is shown there (the player passes its own)"),
+            .init(
+                name: "--fit", value: "MODE",
+                help: "contain|cover|contain-blur for those renditions (default: the config's, else contain)"),
             .init(name: "--config", value: "FILE", help: "config file (default: see README)"),
             .init(
                 name: "--report",
@@ -62,11 +69,24 @@ struct SyncCommand {
         // Refused in a container without SCHED_IDLE: the sync then runs at normal priority.
         _ = vitrine_make_thread_idle()
         let library = parsed.value("--library") ?? context.settings.library
+        let canvas = try OptionValues.size(parsed, "--rendition", command: "sync")
+        let fit =
+            try OptionValues.choice(parsed, "--fit", as: Fit.self, command: "sync") ?? context.settings.fit ?? .contain
+        let smallBoard = ProcessMemory.totalBytes() <= 1 << 30
         var failed = false
         let machineReadable = parsed.has("--report")
         for source in sources {
             let started = MonotonicClock.seconds()
-            let engine = SyncEngine(source: source, libraryRoot: library)
+            let keep = source.keep ?? (smallBoard ? .rendition : .original)
+            if keep == .rendition, canvas == nil, source.keep == .rendition, !machineReadable {
+                console.out(
+                    "\(source.name): keeps renditions, but no --rendition WxH says the panel's: photos are kept as "
+                        + "they are\n")
+            }
+            let engine = SyncEngine(
+                source: source, libraryRoot: library,
+                rendition: keep == .rendition ? canvas.map { ($0, fit) } : nil,
+                maxMegapixels: context.settings.maxMegapixels)
             var lastProgress = -1.0
             do {
                 var listed = false
@@ -140,6 +160,7 @@ struct SyncCommand {
             console.out("\(source.name): \(conflict.local): left alone, it is not the source's (a file of yours?)\n")
         }
         for skipped in summary.skipped { console.out("\(source.name): skipped \(skipped)\n") }
+        for note in summary.notes { console.out("\(source.name): \(note)\n") }
     }
 
     static func describe(_ error: SyncError) -> String {

@@ -23,6 +23,12 @@ public struct SourceSettings: Sendable, Equatable {
     /// The CA that signed an https server's certificate; nil: the system's CAs.
     public var caFile: String?
     public var filing: Filing
+    /// What the cache keeps of each photo; nil: the panel's rendition on a board of 1 GiB or less, else the photo.
+    public var keep: Keep?
+
+    public enum Keep: String, Sendable, CaseIterable {
+        case original, rendition
+    }
     /// Seconds from the end of one sync to the start of the next.
     public var interval: Double = 900
     /// The most the cache of this source may hold; the newest photos are kept.
@@ -42,7 +48,7 @@ public struct SourceSettings: Sendable, Equatable {
     }
 
     public static let keyNames = [
-        "name", "kind", "url", "credentialsFile", "caFile", "category", "subfolderCategories", "interval",
+        "name", "kind", "url", "credentialsFile", "caFile", "category", "subfolderCategories", "interval", "keep",
         "cacheLimitMiB", "bandwidthKiBps", "timeout",
     ]
 
@@ -148,6 +154,7 @@ public struct SourceSettings: Sendable, Equatable {
             throw object.failure("caFile", "a CA is for https:// servers only")
         }
         settings.interval = try object.number("interval", in: 1...604_800) ?? settings.interval
+        settings.keep = try object.choice("keep", as: Keep.self)
         settings.cacheLimitMiB = try object.integer("cacheLimitMiB", in: 1...16_777_216)
         settings.bandwidthKiBps = try object.integer("bandwidthKiBps", in: 1...10_485_760)
         settings.timeout = try object.number("timeout", in: 1...3600) ?? settings.timeout

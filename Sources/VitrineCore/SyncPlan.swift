@@ -27,36 +27,44 @@ public struct SyncPlan: Sendable, Equatable {
     /// name): left alone.
     public var conflicts: [Download] = []
 
-    /// - Parameters:
-    ///   - exists: whether a cache path (from the library's root) is there now.
-    ///   - renditionSize: the cache keeps `NAME@WxH.jpg` at this size instead of each original.
+    /// - Parameter exists: whether a cache path (from the library's root) is there now.
+    ///
+    /// The manifest's entries are matched by their remote path: a cache file may have another name than the
+    /// photo on the server (a rendition, `NAME@WxH.jpg`). A download's `local` is the original's name; the engine
+    /// may keep a rendition beside it instead.
     public static func make(
-        remote: [RemoteFile], manifest: SyncManifest, source: SourceSettings, renditionSize: Size? = nil,
-        exists: (String) -> Bool
+        remote: [RemoteFile], manifest: SyncManifest, source: SourceSettings, exists: (String) -> Bool
     ) -> SyncPlan {
         var plan = SyncPlan()
-        var owned: [String: SyncManifest.Entry] = [:]
-        for entry in manifest.entries { owned[entry.local] = entry }
-        var wanted: Set<String> = []
+        var owned: [[String]: SyncManifest.Entry] = [:]
+        var ownedLocals: Set<String> = []
+        for entry in manifest.entries {
+            owned[entry.remote.path] = entry
+            ownedLocals.insert(entry.local)
+        }
+        var wanted: Set<[String]> = []
+        var taken: Set<String> = []
         var fresh: [Download] = []
         for file in remote {
-            let local = localPath(of: file.path, source: source, renditionSize: renditionSize)
-            guard wanted.insert(local).inserted else { continue }
-            if let entry = owned[local] {
-                if SyncManifest.isUnchanged(entry, file), exists(local) {
+            let local = localPath(of: file.path, source: source)
+            // Two remote names for one cache name (a category named like the source's own): the first wins.
+            guard taken.insert(local).inserted else { continue }
+            wanted.insert(file.path)
+            if let entry = owned[file.path] {
+                if SyncManifest.isUnchanged(entry, file), exists(entry.local) {
                     var kept = entry
                     kept.remote = file
                     plan.kept.append(kept)
                 } else {
                     fresh.append(Download(file: file, local: local, replaces: entry))
                 }
-            } else if exists(local) {
+            } else if !ownedLocals.contains(local), exists(local) {
                 plan.conflicts.append(Download(file: file, local: local, replaces: nil))
             } else {
                 fresh.append(Download(file: file, local: local, replaces: nil))
             }
         }
-        var gone = manifest.entries.filter { !wanted.contains($0.local) }
+        var gone = manifest.entries.filter { !wanted.contains($0.remote.path) }
         // A rename keeps a file's tag (or its size and time): the cache file is moved instead of fetched again.
         var downloads: [Download] = []
         for download in fresh {
@@ -67,7 +75,9 @@ public struct SyncPlan: Sendable, Equatable {
                 })
             {
                 let from = gone.remove(at: index)
-                let to = SyncManifest.Entry(local: download.local, remote: download.file, localSize: from.localSize)
+                let to = SyncManifest.Entry(
+                    local: movedLocal(from, to: download.local), remote: download.file,
+                    localSize: from.localSize)
                 plan.moves.append(Move(from: from, to: to))
             } else {
                 downloads.append(download)
@@ -77,6 +87,18 @@ public struct SyncPlan: Sendable, Equatable {
         downloads.sort { ($0.file.modified ?? .min) > ($1.file.modified ?? .min) }
         plan.downloads = downloads
         return plan
+    }
+
+    /// Where a cache file goes when its photo was renamed to `original`: a rendition (a cache name other than the
+    /// photo's own) keeps its size in its new name.
+    static func movedLocal(_ entry: SyncManifest.Entry, to original: String) -> String {
+        guard let name = entry.local.split(separator: "/").last.map(String.init), name != entry.remote.path.last,
+            let parts = Library.renditionParts(of: name)
+        else { return original }
+        let folder = PathText.directory(of: original)
+        let originalName = original.split(separator: "/").last.map(String.init) ?? original
+        let renamed = RenditionPlan.fileName(original: originalName, size: parts.size)
+        return folder == "." ? renamed : "\(folder)/\(renamed)"
     }
 
     /// Keeps the newest photos within `limit` bytes: older cache files go, newer downloads that do not fit are
@@ -119,16 +141,10 @@ public struct SyncPlan: Sendable, Equatable {
     }
 
     /// The cache path of a remote file, from the library's root.
-    public static func localPath(of remote: [String], source: SourceSettings, renditionSize: Size? = nil) -> String {
-        var names: [String]
+    public static func localPath(of remote: [String], source: SourceSettings) -> String {
         switch source.filing {
-        case .category(let category): names = [category] + remote
-        case .subfolders: names = remote.count == 1 ? [source.name] + remote : remote
+        case .category(let category): return ([category] + remote).joined(separator: "/")
+        case .subfolders: return (remote.count == 1 ? [source.name] + remote : remote).joined(separator: "/")
         }
-        if let renditionSize, let last = names.last {
-            let stem = last.lastIndex(of: ".").map { String(last[..<$0]) } ?? last
-            names[names.count - 1] = "\(stem)@\(renditionSize.width)x\(renditionSize.height).jpg"
-        }
-        return names.joined(separator: "/")
     }
 }

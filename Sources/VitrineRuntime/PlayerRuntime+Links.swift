@@ -235,8 +235,8 @@ extension PlayerRuntime {
         let now = MonotonicClock.seconds()
         do {
             let syncs = try SourceSyncs(
-                sources: settings.sources, configPath: configPath, libraryRoot: library.root, loop: loop, log: log,
-                now: now)
+                sources: settings.sources, configPath: configPath, libraryRoot: library.root,
+                rendition: (profileNow.rendition, settings.fit ?? profileNow.fit), loop: loop, log: log, now: now)
             self.syncs = syncs
             syncs.start(now: now)
         } catch {

@@ -37,15 +37,18 @@ final class SourceSyncs {
     /// A report line longer than this is not one; the rest of it is dropped.
     static let longestLine = 64 << 10
 
+    /// `rendition`: the panel's rendition canvas and fit, for sources that keep renditions.
     init(
-        sources: [SourceSettings], configPath: String, libraryRoot: String, loop: EventLoop, log: EventLog, now: Double
-    )
-        throws(RuntimeError)
-    {
+        sources: [SourceSettings], configPath: String, libraryRoot: String, rendition: (canvas: Size, fit: Fit),
+        loop: EventLoop, log: EventLog, now: Double
+    ) throws(RuntimeError) {
         self.sources = sources
         machines = sources.map { SourceMachine(name: $0.name, interval: $0.interval, now: now) }
         arguments = { source in
-            ["sync", "--once", "--report", "--source", source.name, "--config", configPath, "--library", libraryRoot]
+            [
+                "sync", "--once", "--report", "--source", source.name, "--config", configPath, "--library",
+                libraryRoot, "--rendition", rendition.canvas.description, "--fit", rendition.fit.rawValue,
+            ]
         }
         self.loop = loop
         self.log = log

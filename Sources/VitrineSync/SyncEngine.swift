@@ -41,6 +41,8 @@ public final class SyncEngine {
         /// Files passed over this time, each with why (a bad answer for that file alone, a name the cache cannot
         /// take, no size in the listing).
         public var skipped: [String] = []
+        /// Photos kept as they are where a rendition was asked for, each with why (a file no decoder takes).
+        public var notes: [String] = []
     }
 
     /// Folder levels followed below the source's folder: the library's own limit for a category's nested folders.
@@ -53,9 +55,15 @@ public final class SyncEngine {
     private let source: SourceSettings
     private let libraryRoot: String
     private let adapterMaker: () throws(SyncError) -> SourceAdapter
+    private let renditions: CacheRenditions?
 
-    public init(source: SourceSettings, libraryRoot: String) {
+    /// `rendition`: the device profile's rendition canvas and fit, to keep each photo's rendition instead of it.
+    public init(
+        source: SourceSettings, libraryRoot: String, rendition: (canvas: Size, fit: Fit)? = nil,
+        maxMegapixels: Double = 1000
+    ) {
         self.source = source
+        renditions = rendition.map { CacheRenditions(canvas: $0.canvas, fit: $0.fit, maxMegapixels: maxMegapixels) }
         self.libraryRoot =
             libraryRoot.count > 1 && libraryRoot.hasSuffix("/") ? String(libraryRoot.dropLast()) : libraryRoot
         self.adapterMaker = { () throws(SyncError) -> SourceAdapter in
@@ -132,9 +140,14 @@ public final class SyncEngine {
         defer { removeStaleParts(keeping: Set(plan.downloads.map(\.local)), in: owned.keys) }
         for (index, download) in plan.downloads.enumerated() {
             do {
-                let size = try fetch(download, adapter: adapter, summary: &summary)
-                owned[download.local] = SyncManifest.Entry(
-                    local: download.local, remote: download.file, localSize: size)
+                let placed = try fetch(download, adapter: adapter, summary: &summary)
+                if let old = download.replaces, old.local != placed.local {
+                    // A changed photo whose rendition took another size: the old one goes.
+                    unlink(path(old.local))
+                    owned[old.local] = nil
+                }
+                owned[placed.local] = SyncManifest.Entry(
+                    local: placed.local, remote: download.file, localSize: placed.size)
                 summary.fetched += 1
             } catch let error where error.kind == .badAnswer {
                 summary.skipped.append("\(download.local): \(error)")
@@ -301,7 +314,7 @@ public final class SyncEngine {
     /// Fetches into the part file, resuming what an earlier try left there, then flushes it to the disk and renames
     /// it into place with the server's time. Returns its size.
     private func fetch(_ download: SyncPlan.Download, adapter: SourceAdapter, summary: inout Summary)
-        throws(SyncError) -> Int64
+        throws(SyncError) -> (local: String, size: Int64)
     {
         try makeParent(of: download.local)
         let part = path(Self.partName(of: download.local))
@@ -333,10 +346,24 @@ public final class SyncEngine {
             _ = futimens(file.number, &times)
         }
         file.close()
+        if let renditions {
+            do {
+                if let made = try renditions.make(
+                    from: part, original: path(download.local), modified: download.file.modified)
+                {
+                    unlink(part)
+                    var written = stat()
+                    let local = String(made.dropFirst(libraryRoot.count + 1))
+                    return (local, stat(made, &written) == 0 ? Int64(written.st_size) : size)
+                }
+            } catch {
+                summary.notes.append("\(download.local): kept as it is, no rendition: \(error)")
+            }
+        }
         guard rename(part, path(download.local)) == 0 else {
             throw SyncError(.local, path(download.local), "cannot rename the download into place", errno: errno)
         }
-        return size
+        return (download.local, size)
     }
 
     /// Part files whose photo is no longer wanted (gone from the server since a fetch was cut off).

@@ -323,6 +323,68 @@ def samba_cycle(work, samba):
            f"SMB: the server stopped: offline, nothing deleted ({say(offline)})")
 
 
+def gradient(path, size):
+    """A smooth picture (a PNG of a few MB at 1600x1200) whose downscale any good filter agrees on."""
+    width, height = size
+    image = Image.new("RGB", size)
+    image.putdata([(x * 255 // width, y * 255 // height, (x + y) * 255 // (width + height))
+                   for y in range(height) for x in range(width)])
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    image.save(path)
+
+
+def psnr(a, b):
+    import math
+    pixels = list(zip(a.convert("RGB").getdata(), b.convert("RGB").getdata()))
+    error = sum((p - q) ** 2 for one, two in pixels for p, q in zip(one, two)) / (3 * len(pixels))
+    return 99.0 if error == 0 else 10 * math.log10(255 ** 2 / error)
+
+
+def renditions_in_the_cache(work, apache):
+    """`keep: rendition`: the cache holds each photo at the size the panel shows it, not the photo."""
+    data = f"{apache.data}/keep"
+    gradient(f"{data}/big.png", (1600, 1200))
+    make_photo(f"{data}/small.jpg", 77, size=(200, 150))
+    # What a phone writes: 12 MP of detail, several MB.
+    make_photo(f"{data}/phone.jpg", 79, size=(4000, 3000))
+    servers.open_to_server(data)
+    library = f"{work}/library-keep"
+    login = credentials(work, "keep", apache.user, apache.password)
+    config = write_config(work, [{"kind": "webdav", "url": apache.url() + "keep/", "credentialsFile": login,
+                                  "category": "Keep", "keep": "rendition"}], library=library)
+    first = sync(config, "--rendition", "320x240")
+    cache = f"{library}/Keep"
+    names = sorted(os.listdir(cache)) if os.path.isdir(cache) else []
+    rendition = f"{cache}/big@320x240.jpg"
+    quality = 0.0
+    if os.path.exists(rendition):
+        with Image.open(rendition) as made, Image.open(f"{data}/big.png") as original:
+            quality = psnr(made, original.resize((320, 240), Image.LANCZOS)) if made.size == (320, 240) else 0.0
+    phone = f"{cache}/phone@320x240.jpg"
+    kept = os.path.getsize(phone) if os.path.exists(phone) else 0
+    record(first.returncode == 0 and names == ["big@320x240.jpg", "phone@320x240.jpg", "small.jpg"] and quality >= 35
+           and digest(f"{cache}/small.jpg") == digest(f"{data}/small.jpg"),
+           f"keep rendition: a 1600x1200 PNG is kept as a 320x240 JPEG ({quality:.1f} dB against Pillow's "
+           f"downscale), a {os.path.getsize(f'{data}/phone.jpg') / 1e6:.1f} MB 12 MP photo as {kept / 1e3:.0f} KB, "
+           f"a photo smaller than the panel as it is ({names})")
+    again = sync(config, "--rendition", "320x240")
+    record(counts(again) == (3, 0, 0, 0, 3), f"keep rendition: a second sync fetches nothing ({say(again)})")
+    os.rename(f"{data}/big.png", f"{data}/renamed.png")
+    make_photo(f"{data}/small.jpg", 78, size=(1600, 1200))
+    servers.open_to_server(data)
+    changed = sync(config, "--rendition", "320x240")
+    names = sorted(os.listdir(cache))
+    record(counts(changed) == (3, 1, 1, 0, 1)
+           and names == ["phone@320x240.jpg", "renamed@320x240.jpg", "small@320x240.jpg"],
+           f"keep rendition: a renamed photo's rendition is renamed, a photo grown past the panel becomes a "
+           f"rendition and its old file goes ({names}; {say(changed)})")
+    os.remove(f"{data}/renamed.png")
+    gone = sync(config, "--rendition", "320x240")
+    record(counts(gone) == (2, 0, 0, 1, 2)
+           and sorted(os.listdir(cache)) == ["phone@320x240.jpg", "small@320x240.jpg"],
+           f"keep rendition: a photo deleted on the server takes its rendition with it ({say(gone)})")
+
+
 def rclone_cycle(work, rclone):
     data = rclone.data
     names = make_server_tree(data, count=60)
@@ -738,6 +800,7 @@ def main():
         megabytes = sum(os.path.getsize(os.path.join(root, name)) for root, _, files in os.walk(apache.data)
                         for name in files) / 1e6
         print(f"      first sync: 200 photos, {megabytes:.1f} MB, {first.seconds:.2f} s")
+        renditions_in_the_cache(work, apache)
         player_plays_the_cache(work, apache)
         faults_through_a_proxy(work, apache)
         rclone = servers.Rclone(work)
