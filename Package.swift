@@ -120,7 +120,9 @@ let package = Package(
         // resuming, the limits.
         .target(
             name: "VitrineSync",
-            dependencies: ["VitrineCore", "VitrinePlatform", "VitrineImage", "CCurl", "CExpat", "CSMBClient", "CLinux"],
+            dependencies: [
+                "VitrineCore", "VitrinePlatform", "VitrineImage", "CCurl", "CExpat", "CSMBClient", "CLinux",
+            ],
             swiftSettings: strict
         ),
         // The player's links to the world: the control socket, MQTT, the web remote, HDMI-CEC, metrics.
