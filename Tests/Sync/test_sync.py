@@ -373,14 +373,14 @@ def renditions_in_the_cache(work, apache):
     make_photo(f"{data}/small.jpg", 78, size=(1600, 1200))
     servers.open_to_server(data)
     changed = sync(config, "--rendition", "320x240")
-    names = sorted(os.listdir(cache))
+    names = sorted(os.listdir(cache)) if os.path.isdir(cache) else []
     record(counts(changed) == (3, 1, 1, 0, 1)
            and names == ["phone@320x240.jpg", "renamed@320x240.jpg", "small@320x240.jpg"],
            f"keep rendition: a renamed photo's rendition is renamed, a photo grown past the panel becomes a "
            f"rendition and its old file goes ({names}; {say(changed)})")
     os.remove(f"{data}/renamed.png")
     gone = sync(config, "--rendition", "320x240")
-    record(counts(gone) == (2, 0, 0, 1, 2)
+    record(counts(gone) == (2, 0, 0, 1, 2) and os.path.isdir(cache)
            and sorted(os.listdir(cache)) == ["phone@320x240.jpg", "small@320x240.jpg"],
            f"keep rendition: a photo deleted on the server takes its rendition with it ({say(gone)})")
 
@@ -800,6 +800,8 @@ def main():
         megabytes = sum(os.path.getsize(os.path.join(root, name)) for root, _, files in os.walk(apache.data)
                         for name in files) / 1e6
         print(f"      first sync: 200 photos, {megabytes:.1f} MB, {first.seconds:.2f} s")
+        # The cycle ends with the server stopped.
+        apache.start()
         renditions_in_the_cache(work, apache)
         player_plays_the_cache(work, apache)
         faults_through_a_proxy(work, apache)
