@@ -115,6 +115,31 @@ class StallProbe:
         self._reader.join(timeout=2)
 
 
+def lateness(lines, probe):
+    """(milliseconds late, of which the machine's) for each slide with a deadline in the player's `--stats` lines:
+    the machine's share is the time `probe` (a StallProbe) was itself held up while the slide was due."""
+    values = []
+    for line in lines:
+        words = line.split()
+        index = words.index("deadline-to-present")
+        if words[index + 1] == "-" or "at" not in words:
+            continue
+        late = float(words[index + 1])
+        shown = float(words[words.index("at") + 1])
+        values.append((late, probe.held(shown - late / 1000, shown) * 1000))
+    return values
+
+
+def presented(frames):
+    """The lines of `presented.jsonl` in a `--snapshots` folder, one per presented frame."""
+    import json
+    try:
+        with open(f"{frames}/presented.jsonl") as f:
+            return [json.loads(line) for line in f if line.strip()]
+    except FileNotFoundError:
+        return []
+
+
 def pip_tool(venv, package, version, tool):
     """`tool` of `package`==`version` in the venv at `venv`, installed from PyPI when missing (for what Debian does
     not package). Returns (path, None), or (None, why it cannot be had)."""

@@ -127,10 +127,10 @@ struct SyncCommand {
     }
 
     static func tally(_ summary: SyncEngine.Summary) -> SyncTally {
-        SyncTally(
-            listed: summary.listed, fetched: summary.fetched, moved: summary.moved, deleted: summary.deleted,
-            kept: summary.kept, bytes: summary.bytes, notFitting: summary.notFitting,
-            conflicts: summary.conflicts.count, skipped: summary.skipped.count)
+        var tally = summary.tally
+        tally.conflicts = summary.conflicts.count
+        tally.skipped = summary.skipped.count
+        return tally
     }
 
     static func failure(_ error: SyncError) -> SyncFailure {
@@ -145,15 +145,16 @@ struct SyncCommand {
     }
 
     private func report(_ summary: SyncEngine.Summary, source: SourceSettings, seconds: Double) {
-        let megabytes = Double(summary.bytes) / 1_000_000
-        var line = "\(source.name): in sync: \(summary.listed) photos on the server; \(summary.fetched) fetched"
-        line += " (\(ConfigObject.format((megabytes * 10).rounded() / 10)) MB), \(summary.moved) moved,"
-        line += " \(summary.deleted) deleted, \(summary.kept) unchanged"
+        let megabytes = Double(summary.tally.bytes) / 1_000_000
+        var line =
+            "\(source.name): in sync: \(summary.tally.listed) photos on the server; \(summary.tally.fetched) fetched"
+        line += " (\(ConfigObject.format((megabytes * 10).rounded() / 10)) MB), \(summary.tally.moved) moved,"
+        line += " \(summary.tally.deleted) deleted, \(summary.tally.kept) unchanged"
         line += " in \(ConfigObject.format((seconds * 10).rounded() / 10)) s\n"
         console.out(line)
-        if summary.notFitting > 0 {
+        if summary.tally.notFitting > 0 {
             console.out(
-                "\(source.name): \(summary.notFitting) older photos do not fit in the cache's limit "
+                "\(source.name): \(summary.tally.notFitting) older photos do not fit in the cache's limit "
                     + "(cacheLimitMiB \(source.cacheLimitMiB ?? 0))\n")
         }
         for conflict in summary.conflicts {

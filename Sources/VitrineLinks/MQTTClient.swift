@@ -24,7 +24,7 @@ public final class MQTTClient {
         public var clientID: String
         public var keepAlive: Int
         public var will: Will
-        public var credentials: MQTTCredentials?
+        public var credentials: LoginFile?
         public var tls: MQTTSettings.TLS?
         /// Messages longer than this are dropped unread.
         public var payloadLimit = ControlCommand.maximumLineBytes
@@ -32,7 +32,7 @@ public final class MQTTClient {
         public var connectTimeout = 15.0
 
         public init(
-            host: String, port: Int, clientID: String, keepAlive: Int, will: Will, credentials: MQTTCredentials?,
+            host: String, port: Int, clientID: String, keepAlive: Int, will: Will, credentials: LoginFile?,
             tls: MQTTSettings.TLS?
         ) {
             self.host = host

@@ -29,13 +29,8 @@ public final class SyncEngine {
     }
 
     public struct Summary: Sendable, Equatable {
-        public var listed = 0
-        public var fetched = 0
-        public var moved = 0
-        public var deleted = 0
-        public var kept = 0
-        public var bytes: Int64 = 0
-        public var notFitting = 0
+        /// The counts, as the player hears them (`conflicts` and `skipped` counted when the sync ends).
+        public var tally = SyncTally()
         /// Remote files whose cache path is held by the user's own file.
         public var conflicts: [SyncPlan.Download] = []
         /// Files passed over this time, each with why (a bad answer for that file alone, a name the cache cannot
@@ -109,26 +104,26 @@ public final class SyncEngine {
         let adapter = try adapterMaker()
         var summary = Summary()
         let remote = try walk(adapter, summary: &summary, progress: progress)
-        summary.listed = remote.count
+        summary.tally.listed = remote.count
         var manifest = readManifest(summary: &summary)
         var plan = SyncPlan.make(
             remote: remote, manifest: manifest, source: source, exists: exists)
         plan = adopt(plan, manifest: &manifest)
         if let limit = source.cacheLimitMiB { plan.apply(limit: Int64(limit) << 20) }
-        summary.notFitting = plan.notFitting
+        summary.tally.notFitting = plan.notFitting
         summary.conflicts = plan.conflicts
-        summary.kept = plan.kept.count
+        summary.tally.kept = plan.kept.count
         var owned = manifest.entries.reduce(into: [String: SyncManifest.Entry]()) { $0[$1.local] = $1 }
         for entry in plan.kept { owned[entry.local] = entry }
         for move in plan.moves where moveFile(move.from.local, to: move.to.local, summary: &summary) {
             owned[move.from.local] = nil
             owned[move.to.local] = move.to
-            summary.moved += 1
+            summary.tally.moved += 1
         }
         for entry in plan.deletions {
             if unlink(path(entry.local)) == 0 || errno == ENOENT {
                 owned[entry.local] = nil
-                summary.deleted += 1
+                summary.tally.deleted += 1
                 removeEmptyFolders(above: entry.local)
             } else {
                 summary.skipped.append("\(entry.local): cannot delete it (\(String(cString: strerror(errno))))")
@@ -148,14 +143,15 @@ public final class SyncEngine {
                 }
                 owned[placed.local] = SyncManifest.Entry(
                     local: placed.local, remote: download.file, localSize: placed.size)
-                summary.fetched += 1
+                summary.tally.fetched += 1
             } catch let error where error.kind == .badAnswer {
                 summary.skipped.append("\(download.local): \(error)")
             } catch {
                 try? save(owned)
                 throw error
             }
-            progress(Progress(phase: .fetching(done: index + 1, total: plan.downloads.count), bytes: summary.bytes))
+            progress(
+                Progress(phase: .fetching(done: index + 1, total: plan.downloads.count), bytes: summary.tally.bytes))
             if MonotonicClock.seconds() - lastSave >= Self.saveSeconds {
                 try save(owned)
                 lastSave = MonotonicClock.seconds()
@@ -339,7 +335,7 @@ public final class SyncEngine {
             if error.kind == .badAnswer { unlink(part) }
             throw error
         }
-        summary.bytes += size - offset
+        summary.tally.bytes += size - offset
         guard fsync(file.number) == 0 else { throw SyncError(.local, part, "cannot flush it", errno: errno) }
         if let modified = download.file.modified {
             var times = [timespec(tv_sec: Int(modified), tv_nsec: 0), timespec(tv_sec: Int(modified), tv_nsec: 0)]

@@ -30,7 +30,8 @@ import time
 from PIL import Image
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from harness import ctl, record, summary, until  # noqa: E402  (Tests/harness.py)
+import harness  # noqa: E402  (Tests/harness.py)
+from harness import ctl, record, summary, until  # noqa: E402
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 PANEL = (160, 96)
@@ -62,11 +63,7 @@ class Player:
             env={**{k: v for k, v in os.environ.items() if k != "STATE_DIRECTORY"}, **(env or {})})
 
     def presented(self):
-        try:
-            with open(f"{self.frames}/presented.jsonl") as f:
-                return [json.loads(line) for line in f if line.strip()]
-        except FileNotFoundError:
-            return []
+        return harness.presented(self.frames)
 
     def color(self, index):
         """The colour name of presented frame `index` (1-based), from its snapshot's centre pixel."""

@@ -838,17 +838,7 @@ def broker_stopped_while_fast(vitrine, work, broker, seconds):
         observer.close()
 
         def lateness(lines):
-            """(milliseconds late, of which the machine's) for each slide with a deadline."""
-            values = []
-            for line in lines:
-                words = line.split()
-                index = words.index("deadline-to-present")
-                if words[index + 1] == "-" or "at" not in words:
-                    continue
-                late = float(words[index + 1])
-                shown = float(words[words.index("at") + 1])
-                values.append((late, probe.held(shown - late / 1000, shown) * 1000))
-            return values
+            return harness.lateness(lines, probe)
         # The reference: the same player with the broker answering, from its first measured slide.
         until(lambda: player.lines("deadline-to-present"), 10)
         skip = len(player.lines("deadline-to-present"))

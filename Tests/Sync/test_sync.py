@@ -457,11 +457,7 @@ class Player:
             return [line for line in f.read().splitlines() if text in line]
 
     def presented(self):
-        try:
-            with open(f"{self.frames}/presented.jsonl") as f:
-                return [json.loads(line) for line in f if line.strip()]
-        except FileNotFoundError:
-            return []
+        return harness.presented(self.frames)
 
     def colour(self, seq):
         with Image.open(f"{self.frames}/{seq:06d}.ppm") as image:
@@ -618,15 +614,7 @@ def faults_through_a_proxy(work, apache):
         poller.join()
         time.sleep(0.05)  # the probe reports a window when it wakes from it
         lines = player.lines("deadline-to-present")[skip:]
-        values = []
-        for line in lines:
-            words = line.split()
-            index = words.index("deadline-to-present")
-            if words[index + 1] == "-" or "at" not in words:
-                continue
-            late = float(words[index + 1])
-            shown = float(words[words.index("at") + 1])
-            values.append((late, probe.held(shown - late / 1000, shown) * 1000))
+        values = harness.lateness(lines, probe)
         own = max((late - held for late, held in values), default=None)
         vblank = 1000 / 60
         record(len(values) > 50 and own is not None and own - vblank <= 20,

@@ -23,9 +23,9 @@ struct MQTTCredentialsTests {
     @Test func theUserAndPasswordAreTheFirstTwoLines() throws {
         let folder = try TemporaryFolder()
         let path = try Self.write("frame\ns3cret with spaces\n", mode: 0o600, in: folder)
-        #expect(try MQTTCredentials.load(path) == MQTTCredentials(user: "frame", password: "s3cret with spaces"))
+        #expect(try MQTTCredentials.load(path) == LoginFile(user: "frame", password: "s3cret with spaces"))
         let group = try Self.write("frame\r\npw\r\n", mode: 0o640, in: folder)
-        #expect(try MQTTCredentials.load(group) == MQTTCredentials(user: "frame", password: "pw"))
+        #expect(try MQTTCredentials.load(group) == LoginFile(user: "frame", password: "pw"))
     }
 
     @Test func aFileOthersCanReadIsRefusedWithWhatToDo() throws {
