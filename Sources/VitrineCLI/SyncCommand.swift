@@ -66,6 +66,11 @@ struct SyncCommand {
             console.error("vitrine sync: \(context.path ?? "the config") has no sources\n")
             return 1
         }
+        if parsed.has("--report") {
+            // Started by the player: whatever descriptor of its own slipped through without close-on-exec (an
+            // accepted socket, a library's) is not held here.
+            vitrine_close_from(3)
+        }
         // Refused in a container without SCHED_IDLE: the sync then runs at normal priority.
         _ = vitrine_make_thread_idle()
         let library = parsed.value("--library") ?? context.settings.library

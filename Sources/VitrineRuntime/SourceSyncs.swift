@@ -78,7 +78,14 @@ final class SourceSyncs {
             running = Running(index: index)
             let executable = Self.executable
             let words = arguments(sources[index])
-            starter.submit { _ in Result { () throws(RuntimeError) in try ChildProcess.spawn(executable, words) } }
+            let submitted = starter.submit { _ in
+                Result { () throws(RuntimeError) in try ChildProcess.spawn(executable, words) }
+            }
+            if !submitted {
+                // The starter stopped (the player is closing): nothing runs, and the source says why.
+                say(machines[index].ended(now: now, how: "the player could not start it"))
+                running = nil
+            }
         }
         let next = machines.filter { $0.running == nil }.map(\.nextSync).min()
         if running == nil, let next { timer.arm(at: next) } else { timer.disarm() }

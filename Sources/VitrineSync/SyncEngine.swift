@@ -169,8 +169,8 @@ public final class SyncEngine {
         var files: [RemoteFile] = []
         var queue: [[String]] = [[]]
         var folders = 0
-        while let folder = queue.first {
-            queue.removeFirst()
+        while folders < queue.count {
+            let folder = queue[folders]
             folders += 1
             guard folders <= Self.maximumFolders else {
                 throw SyncError(

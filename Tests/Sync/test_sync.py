@@ -408,6 +408,25 @@ def rclone_cycle(work, rclone):
     record(third.returncode == 0 and counts(third) == (60, 2, 1, 1, 57) and photos_under(library) == expected,
            f"rclone: an add (at the top: into the source's own category), a delete, a move and a replaced file "
            f"({say(third)})")
+    # A cache of 1 MiB: the newest photos that fit, said; each photo a minute newer than the one before.
+    photos = sorted(server_photos(data))
+    for index, path in enumerate(photos):
+        os.utime(f"{data}/{path}", (1_700_000_000 + index * 60, 1_700_000_000 + index * 60))
+    limited = f"{work}/library-limited"
+    small = write_config(work, [{"kind": "webdav", "url": rclone.url(), "credentialsFile": login,
+                                 "subfolderCategories": True, "name": "nas", "cacheLimitMiB": 1}], library=limited)
+    fitted = sync(small)
+    wanted, total = set(), 0
+    for path in reversed(photos):
+        size = os.path.getsize(f"{data}/{path}")
+        if total + size <= 1 << 20:
+            wanted.add(path if "/" in path else f"nas/{path}")
+            total += size
+    kept = set(photos_under(limited))
+    record(fitted.returncode == 0 and kept == wanted and f"{len(photos) - len(wanted)} older photos do not fit"
+           in fitted.stdout,
+           f"rclone: cacheLimitMiB 1 keeps the {len(kept)} newest photos that fit ({total} bytes) and says the rest "
+           f"do not ({say(fitted)[-120:]})")
 
 
 COLOURS = {"A": (220, 30, 30), "B": (30, 200, 40), "C": (30, 40, 220), "D": (230, 210, 30), "E": (200, 40, 200),
@@ -546,6 +565,42 @@ def player_plays_the_cache(work, apache):
     apache.start()
 
 
+def children(pid):
+    """The processes `pid` started, from any of its threads (the player starts its syncs from a worker's)."""
+    found = []
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as f:
+                found += [int(word) for word in f.read().split()]
+    except OSError:
+        pass
+    return found
+
+
+def shared_descriptors(parent, child):
+    """What `child` has open that `parent` has open too, pipes aside (the report pipe is the one they share)."""
+    def targets(pid):
+        found = set()
+        try:
+            for name in os.listdir(f"/proc/{pid}/fd"):
+                try:
+                    found.add(os.readlink(f"/proc/{pid}/fd/{name}"))
+                except OSError:
+                    pass
+        except OSError:
+            pass
+        return found
+    standard = set()
+    for number in (0, 1, 2):
+        try:
+            standard.add(os.readlink(f"/proc/{parent}/fd/{number}"))
+        except OSError:
+            pass
+    # Standard error is the player's on purpose: the sync's own lines go to the journal with the player's.
+    return sorted(target for target in targets(child) & targets(parent)
+                  if not target.startswith("pipe:") and target not in standard and target != "/dev/null")
+
+
 def faults_through_a_proxy(work, apache):
     """A proxy in front of Apache stalls a photo midway, cuts one, answers 503 with Retry-After, while the player
     shows a slide every 0.2 s: no flip late by more than 20 ms past the next vblank of the player's own doing, status
@@ -590,6 +645,12 @@ def faults_through_a_proxy(work, apache):
             logged = len(proxy.log())
             proxy.mode = mode
             wanted = "busy" if mode == "busy" else "offline"
+            if mode == "stall":
+                # While the photo hangs, the sync's process holds nothing of the player's (a socket, the screen).
+                child = harness.until(lambda: children(player.process.pid), 30)
+                record(child and not shared_descriptors(player.process.pid, child[0]),
+                       f"the sync's process ({child[0] if child else 'none seen'}) holds none of the player's "
+                       f"descriptors but its report pipe ({shared_descriptors(player.process.pid, child[0]) if child else '-'})")
             failed = harness.until(lambda: player.source().get("state") == wanted, 30)
             parts = [name for name in os.listdir(f"{library}/Faults") if name.endswith(".vitrine-part")]
             if mode == "busy":

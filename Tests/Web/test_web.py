@@ -354,7 +354,9 @@ def phone(work):
                                                  "Uploads": ["white"]})
     uploads = [photo(f"{work}/phone-files/sunset-magenta.jpg", "magenta"),
                photo(f"{work}/phone-files/forest-orange.jpg", "orange")]
-    player = Player(work, "phone", library, 3600, extra={"startCategory": "Animals"})
+    # A source whose server is not there (nothing listens on port 1): the page says so under the status line.
+    source = {"kind": "webdav", "url": "http://127.0.0.1:1/dav/", "category": "Shared", "interval": 3600}
+    player = Player(work, "phone", library, 3600, extra={"startCategory": "Animals", "sources": [source]})
     driver = service = None
     console = []
     try:
@@ -370,6 +372,9 @@ def phone(work):
         shown = until(lambda: text("status").startswith("Animals") and "1 of 3" in text("status"), 10)
         record(shown, f"the access link opens the page and the status line shows the category playing: "
                       f"{text('status')!r} ({time.monotonic() - opened:.1f} s)")
+        offline = until(lambda: text("sources").startswith("Shared: offline"), 15)
+        record(offline and "Couldn't connect" in text("sources"),
+               f"the page says where its photos come from and why not: {text('sources')!r}")
         cookies = {c["name"]: c for c in driver.get_cookies()}
         cookie = cookies.get("vitrine_token", {})
         record("token=" not in driver.current_url and cookie.get("value") == player.token
