@@ -9,7 +9,7 @@ umask 022
 
 usage() {
     cat <<'EOF'
-Usage: deploy/install.sh [--root DIR] [--binary PATH] [--library DIR] [--web] [--no-packages]
+Usage: deploy/install.sh [--root DIR] [--binary PATH] [--library DIR] [--web] [--sources] [--no-packages]
        deploy/install.sh --uninstall [--root DIR]
 
 Installs /usr/local/bin/vitrine, /etc/systemd/system/vitrine.service (and its helper vitrine-console.service),
@@ -26,6 +26,8 @@ folder, and enables the service (in the running system also starts it).
   --web           turn on the web remote (port 8080) in a new config, and let the service write the library
                   (uploads, hide, delete): the unit gets ReadWritePaths= for it, and a library created here
                   belongs to the vitrine user and group (mode 2775)
+  --sources       for photos synced from Nextcloud, a NAS or a PC (`sources` in the config): the libraries the
+                  syncs load (libcurl, expat, libsmbclient), and a library the service may write, as with --web
   --no-packages   do not install the Debian packages Vitrine needs
   --uninstall     remove what an earlier run installed; edited configs and the library are kept (and listed)
   -h, --help      this text
@@ -43,8 +45,11 @@ repo=$(dirname "$here")
 
 RUNTIME_PACKAGES=(libjpeg62-turbo zlib1g libdrm2 libudev1 libinput10 libfreetype6 libspng0 libwebp7 libwebpdemux2
     libheif1 libdav1d6 liblcms2-2 libgpiod2 libmosquitto1 libmicrohttpd12 libqrencode4 fonts-dejavu-core)
-BUILD_PACKAGES=(pkg-config libjpeg62-turbo-dev libturbojpeg0-dev zlib1g-dev libdrm-dev libudev-dev libinput-dev
-    libfreetype-dev libspng-dev libwebp-dev libheif-dev libdav1d-dev liblcms2-dev libgpiod-dev libmosquitto-dev libmicrohttpd-dev)
+# Loaded by `vitrine sync` only; libsmbclient brings Samba's libraries (about 30 MB), so only with --sources.
+SOURCES_PACKAGES=(libcurl4 libexpat1 libsmbclient)
+BUILD_PACKAGES=(pkg-config libstdc++-12-dev libjpeg62-turbo-dev libturbojpeg0-dev zlib1g-dev libdrm-dev libudev-dev
+    libinput-dev libfreetype-dev libspng-dev libwebp-dev libheif-dev libdav1d-dev liblcms2-dev libgpiod-dev
+    libmosquitto-dev libmicrohttpd-dev libqrencode-dev libcurl4-openssl-dev libexpat1-dev libsmbclient-dev)
 
 BIN=/usr/local/bin/vitrine
 UNIT_DIR=/etc/systemd/system
@@ -65,6 +70,7 @@ library=/srv/vitrine
 packages=true
 uninstall=false
 web=false
+sources=false
 while [ $# -gt 0 ]; do
     case $1 in
     --root | --binary | --library)
@@ -81,6 +87,7 @@ while [ $# -gt 0 ]; do
     --library=*) library=${1#*=} && shift ;;
     --no-packages) packages=false && shift ;;
     --web) web=true && shift ;;
+    --sources) sources=true && shift ;;
     --uninstall) uninstall=true && shift ;;
     -h | --help)
         usage
@@ -331,6 +338,7 @@ library=$(printf '%s' "$library" | tr -s /)
 # Debian packages: the runtime libraries, and the headers too when this run builds the binary.
 if [ -z "$R" ] && $packages; then
     wanted=("${RUNTIME_PACKAGES[@]}")
+    ! $sources || wanted+=("${SOURCES_PACKAGES[@]}")
     [ -n "$binary" ] || wanted+=("${BUILD_PACKAGES[@]}")
     if command -v dpkg-query >/dev/null; then
         missing=()
@@ -411,10 +419,16 @@ cp -- "$repo/Config/devices.json" "$work/devices.json"
 sed "s#^ReadOnlyPaths=-/srv/vitrine\$#ReadOnlyPaths=-$library#" "$here/vitrine.service" >"$work/vitrine.service"
 grep -qx "ReadOnlyPaths=-$library" "$work/vitrine.service" ||
     die "$here/vitrine.service has no ReadOnlyPaths=-/srv/vitrine line"
-if $web; then
-    # The web remote writes the library: uploads, and hide and delete (moves into .hidden and .trash).
+# The web remote writes the library (uploads, and hide and delete: moves into .hidden and .trash), and so do the
+# sources' syncs (each photo renamed into its category, their list in .vitrine-sources).
+writers=()
+if $web; then writers+=("the web remote's uploads"); fi
+if $sources; then writers+=("the sources' syncs"); fi
+writes=false
+if [ ${#writers[@]} -gt 0 ]; then
+    writes=true
     sed -i "s#^ReadOnlyPaths=-$library\$#ReadWritePaths=-$library#" "$work/vitrine.service"
-    say "web remote: the unit may write the library $library (ReadWritePaths=)"
+    say "the unit may write the library $library (ReadWritePaths=) for ${writers[*]}"
 fi
 case $library/ in
 /home/* | /root/* | /run/user/*)
@@ -489,11 +503,11 @@ fi
 # left exactly as it is.
 if [ -d "$R$library" ]; then
     say "library $R$library/ exists: left as it is"
-    if $web; then
-        say "web remote: uploads need the vitrine user to write $library and its category folders" \
+    if $writes; then
+        say "the vitrine user needs to write $library and its category folders (uploads, syncs)" \
             "(e.g. chgrp -R vitrine $library && chmod -R g+w $library)"
     fi
-elif $web; then
+elif $writes; then
     # The player adds photos and folders; its group, inherited by new folders (setgid), lets admins in it copy too.
     mkdir -p -- "$R$library"
     if [ "$(id -u)" -eq 0 ] && user_exists "$USER_NAME"; then

@@ -5,6 +5,12 @@ import VitrinePlatform
 import VitrineRuntime
 import VitrineSync
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// `vitrine check-config [FILE...]`: validates config and device-table files with the player's own loaders and
 /// says what they mean, so a mistake is found at the desk rather than on the wall.
 struct CheckConfigCommand {
@@ -178,6 +184,11 @@ struct CheckConfigCommand {
             line("mqtt", "off (no broker)")
         }
         line("sources", settings.sources.isEmpty ? "none" : "\(settings.sources.count), synced by vitrine sync --once")
+        if !settings.sources.isEmpty, FileBytes.exists(settings.library), access(settings.library, W_OK) != 0 {
+            warnings.append(
+                "sources: the library \(settings.library) is not writable here, so nothing can be synced into it "
+                    + "(deploy/install.sh --sources lets the service write it)")
+        }
         for source in settings.sources {
             console.out("    \(Self.sourceLine(source))\n")
             if let problem = Self.sourceProblem(source) {

@@ -87,7 +87,13 @@ public final class SyncEngine {
         do {
             try FileBytes.createDirectories(stateFolder)
         } catch {
-            throw SyncError(.local, error.path, "cannot make the sync's folder in the library", errno: error.errno)
+            let hint =
+                error.errno == EROFS || error.errno == EACCES
+                ? " (the player may not write the library: as a service, install with deploy/install.sh "
+                    + "--sources, or give the unit ReadWritePaths= for it and the vitrine user write access)"
+                : ""
+            throw SyncError(
+                .local, error.path, "cannot make the sync's folder in the library\(hint)", errno: error.errno)
         }
         let lock = try lockSource()
         let result: Result<Summary, SyncError>

@@ -366,6 +366,19 @@ if $have_verify; then
     verify_units "$web_root" "systemd-analyze verify: the unit with --web" vitrine.service
 fi
 
+# --- --sources: a library the service's syncs may write, the web remote off ------------------------------------
+sources_root=$tmp/sources-root
+make_root "$sources_root"
+run_installer "install with --sources" "$tmp/sources.log" --root "$sources_root" --binary "$binary" --sources
+check "with --sources the config is Config/vitrine.json's (sources are the user's to name)" \
+    config_is "$sources_root/etc/vitrine/vitrine.json" /srv/vitrine
+check "with --sources the unit's ReadWritePaths= is the library" \
+    grep -qx 'ReadWritePaths=-/srv/vitrine' "$sources_root/etc/systemd/system/vitrine.service"
+check "with --sources the library belongs to the vitrine user, mode 2775" \
+    test "$(stat -c %F,%u,%a "$sources_root/srv/vitrine" 2>&1)" = \
+    "directory,$(awk -F: '$1 == "vitrine" { print $3 }' "$sources_root/etc/passwd"),2775"
+check "the installer says why the library is writable" log_says "$tmp/sources.log" "for the sources' syncs"
+
 # --- the binary under test never runs as root ---------------------------------------------------------------
 # A spy binary notes who runs it, in a folder anyone may write to (the throw-away folder is root's alone).
 if [ "$(id -u)" -eq 0 ] && id nobody >/dev/null 2>&1; then
