@@ -97,11 +97,21 @@ public final class ControlServer {
             unlink(path)
         }
         // Bound under a name beside it and renamed once listening: a client that waits for the path to appear
-        // (a script, a test) could otherwise connect between bind and listen and be refused. A path too long for
-        // the extra character, or one where something other than a socket has that name, is bound where it is.
-        var staging = path.utf8.count + 1 < 108 ? path + "~" : path
-        if staging != path, lstat(staging, &status) == 0 {
-            if status.st_mode & S_IFMT == S_IFSOCK { unlink(staging) } else { staging = path }
+        // (a script, a test) could otherwise connect between bind and listen and be refused. A name something other
+        // than a socket has (a user's file) is passed over for the next; a path too long for the extra characters
+        // is bound where it is.
+        var staging = path
+        for suffix in ["~", "~1", "~2", "~3"] where path.utf8.count + suffix.utf8.count < 108 {
+            let candidate = path + suffix
+            if lstat(candidate, &status) != 0 {
+                staging = candidate
+                break
+            }
+            if status.st_mode & S_IFMT == S_IFSOCK {
+                unlink(candidate)
+                staging = candidate
+                break
+            }
         }
         try SystemCall.run("bind the control socket", path: path) {
             vitrine_unix_connect_or_bind(socket.number, staging, 1)
