@@ -101,13 +101,6 @@ public final class ChildProcess: Sendable {
         return Self.describe(status)
     }
 
-    /// Waits for the child's end: at the player's exit, after asking it to stop.
-    public func wait() -> String {
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        return Self.describe(status)
-    }
-
     private static func describe(_ status: Int32) -> String {
         let signal = status & 0x7f
         return signal == 0 ? "exit status \((status >> 8) & 0xff)" : "killed by signal \(signal)"

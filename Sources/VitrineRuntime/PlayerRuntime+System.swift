@@ -202,7 +202,7 @@ extension PlayerRuntime {
         if gpioChanged { reopenPresenceAndButtons(settings, now: now) }
         if sourcesChanged {
             // A sync that runs is stopped (it resumes from its part files) and the new sources start afresh.
-            syncs?.close()
+            stoppedSyncs += syncs?.close() ?? []
             syncs = nil
             startSyncs(settings)
         }

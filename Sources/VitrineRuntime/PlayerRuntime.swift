@@ -64,6 +64,8 @@ public final class PlayerRuntime {
     var web: WebRemote?
     /// The sources' syncs; nil without sources.
     var syncs: SourceSyncs?
+    /// Syncs asked to stop by a reload, reaped once they have ended.
+    var stoppedSyncs: [ChildProcess] = []
     /// Loads the libraries of a link turned on once the loop runs, and makes the text renderers, off the loop.
     lazy var libraryLoader = LibraryLoader(loop: loop, log: log)
     /// The banner's font has been asked for (`loadBannerFont`).
@@ -359,6 +361,7 @@ public final class PlayerRuntime {
                 web = nil
                 startWeb(configuration.settings)
             }
+            if !stoppedSyncs.isEmpty { stoppedSyncs.removeAll { $0.reap() != nil } }
             followOverlay()
             refreshOverlay()
             drainDisplay()
@@ -379,7 +382,8 @@ public final class PlayerRuntime {
         mqtt?.close()
         cec?.close()
         web?.close()
-        syncs?.close()
+        // Not waited for: systemd (or init) collects a sync still ending after the player.
+        _ = syncs?.close()
         slidePictures.stop()
         libraryLoader.stop()
         worker.stop()

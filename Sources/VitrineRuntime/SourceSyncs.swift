@@ -23,6 +23,8 @@ final class SourceSyncs {
     private let starter: Worker<Result<ChildProcess, RuntimeError>>
     private var registered: LoopSources
     private var running: Running?
+    /// Syncs asked to stop that may not have ended yet: reaped when the next is due, handed over at `close`.
+    private var stopping: [ChildProcess] = []
 
     private struct Running {
         var index: Int
@@ -53,7 +55,10 @@ final class SourceSyncs {
         self.loop = loop
         self.log = log
         timer = try MonotonicTimer()
-        starter = try Worker(.inOrder(limit: 1))
+        // A process started after `close` (its start was under way) is asked to stop at once; nothing follows it.
+        starter = try Worker(.inOrder(limit: 1)) { result in
+            if case .success(let child) = result { child.signal(SIGTERM) }
+        }
         registered = LoopSources(loop)
         try registered.add(timer.descriptor) { [unowned self] _ in
             timer.acknowledge()
@@ -73,6 +78,7 @@ final class SourceSyncs {
     }
 
     private func startDue(now: Double) {
+        stopping.removeAll { $0.reap() != nil }
         if running == nil, let index = machines.indices.first(where: { machines[$0].isDue(now: now) }) {
             machines[index].started(now: now)
             running = Running(index: index)
@@ -108,7 +114,7 @@ final class SourceSyncs {
             } catch {
                 // Without the loop watching it the sync cannot be followed: it is stopped and tried again later.
                 child.signal(SIGTERM)
-                _ = child.wait()
+                stopping.append(child)
                 say(machines[current.index].ended(now: now, how: "\(error)"))
                 loop.remove(current.output)
                 running = nil
@@ -154,18 +160,18 @@ final class SourceSyncs {
         for message in messages { log(message.isWarning ? .warning : .info, message.text) }
     }
 
-    /// Stops a sync that runs (it resumes from its part file next time) and waits for its end.
-    func close() {
+    /// Stops following the syncs and asks the one that runs to stop (it resumes from its part file next time).
+    /// Returns it (and any other asked to stop), to be reaped once ended: it is not waited for here, as a process writing to a stalled
+    /// disk may take its time and the loop must not.
+    func close() -> [ChildProcess] {
         registered.removeAll()
         starter.stop()
-        guard let current = running else { return }
+        guard let current = running else { return stopping }
+        running = nil
         loop.remove(current.output)
         loop.remove(current.end)
-        if let child = current.child {
-            child.signal(SIGTERM)
-            _ = child.wait()
-        }
-        running = nil
+        current.child?.signal(SIGTERM)
+        return stopping + (current.child.map { [$0] } ?? [])
     }
 
     /// `[{"name":"family","state":"syncing","done":3,"total":200,...}]` for `status` and the web remote.

@@ -601,6 +601,40 @@ def shared_descriptors(parent, child):
                   if not target.startswith("pipe:") and target not in standard and target != "/dev/null")
 
 
+def gone(pid):
+    """Whether the process has ended and been reaped (no zombie left)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "X"
+    except OSError:
+        return True
+
+
+def reloaded_during_a_stall(player, proxy, data, library):
+    """A reload that changes the sources while a sync hangs on a stalled photo: the loop does not wait for it, the
+    old sync is stopped and reaped, the new sources sync."""
+    make_photo(f"{data}/reload-0.jpg", 900, size=(800, 600))
+    servers.open_to_server(data)
+    proxy.mode = "stall"
+    child = harness.until(lambda: children(player.process.pid), 30)
+    harness.until(lambda: any(name.endswith(".vitrine-part") for name in os.listdir(f"{library}/Faults")), 10)
+    with open(player.config) as f:
+        config = json.load(f)
+    config["sources"][0]["interval"] = 2
+    with open(player.config, "w") as f:
+        json.dump(config, f)
+    alive = bool(child) and not gone(child[0])
+    started = time.monotonic()
+    answer = harness.ctl(player.socket, "reload")
+    answered = time.monotonic() - started
+    reaped = child and harness.until(lambda: gone(child[0]), 10)
+    proxy.mode = "pass"
+    synced = harness.until(lambda: os.path.exists(f"{library}/Faults/reload-0.jpg"), 30)
+    record(alive and answer == "ok" and answered < 0.5 and reaped and synced,
+           f"a reload that changes the sources while a photo hangs: answered in {answered * 1000:.0f} ms, the old "
+           f"sync ({child[0] if child else '-'}) stopped and reaped, the new one fetches the photo")
+
+
 def faults_through_a_proxy(work, apache):
     """A proxy in front of Apache stalls a photo midway, cuts one, answers 503 with Retry-After, while the player
     shows a slide every 0.2 s: no flip late by more than 20 ms past the next vblank of the player's own doing, status
@@ -674,6 +708,7 @@ def faults_through_a_proxy(work, apache):
         stop.set()
         poller.join()
         time.sleep(0.05)  # the probe reports a window when it wakes from it
+        reloaded_during_a_stall(player, proxy, data, library)
         lines = player.lines("deadline-to-present")[skip:]
         values = harness.lateness(lines, probe)
         own = max((late - held for late, held in values), default=None)
