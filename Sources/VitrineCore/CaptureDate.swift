@@ -8,13 +8,7 @@ public enum CaptureDate {
         guard (1800...9999).contains(year), (1...12).contains(month), (1...31).contains(day),
             (0...23).contains(digits[3]), (0...59).contains(digits[4]), (0...60).contains(digits[5])
         else { return nil }
-        // Days from civil (Howard Hinnant's algorithm).
-        let shiftedYear = month <= 2 ? year - 1 : year
-        let era = shiftedYear / 400
-        let yearOfEra = shiftedYear - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        let days = era * 146_097 + dayOfEra - 719_468
+        let days = CivilDate.daysSince1970(year: year, month: month, day: day)
         return Double(days * 86400 + digits[3] * 3600 + digits[4] * 60 + digits[5])
     }
 }

@@ -107,7 +107,7 @@ public enum HTTPDate {
         guard clock.count == 3, let hour = Int(clock[0]), let minute = Int(clock[1]), let second = Int(clock[2]),
             (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second)
         else { return nil }
-        let days = daysSince1970(year: year, month: monthIndex + 1, day: day)
+        let days = CivilDate.daysSince1970(year: year, month: monthIndex + 1, day: day)
         return Int64(days) * 86400 + Int64(hour * 3600 + minute * 60 + second)
     }
 
@@ -128,35 +128,12 @@ public enum HTTPDate {
     public static func format(_ seconds: Int64) -> String {
         let days = Int(seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400)
         let within = Int(seconds - Int64(days) * 86400)
-        let (year, month, day) = civil(fromDays: days)
+        let (year, month, day) = CivilDate.date(daysSince1970: days)
         let weekday = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"][((days % 7) + 7) % 7]
         func two(_ value: Int) -> String { value < 10 ? "0\(value)" : String(value) }
         return "\(weekday), \(two(day)) \(months[month - 1]) \(year) \(two(within / 3600)):\(two(within / 60 % 60)):"
             + "\(two(within % 60)) GMT"
     }
 
-    /// Howard Hinnant's civil-from-days.
-    static func civil(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
-
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-
-    /// Howard Hinnant's days-from-civil.
-    static func daysSince1970(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
 }
