@@ -16,6 +16,8 @@ public struct ImageHeader: Equatable, Sendable {
     public var size: Size
     public var orientation: Orientation
     public var dateTimeOriginal: String?
+    /// `xmp:Rating` (−1 to 5) from the photo's XMP packet, when it has one.
+    public var rating: Int?
     public var hasAlpha: Bool
     /// Bytes the format's decoder keeps while decoding, besides the rows Vitrine hands on.
     public var decoderWorkspaceBytes: Int
@@ -54,6 +56,7 @@ public struct ImageHeader: Equatable, Sendable {
         size = jpeg.size
         orientation = jpeg.orientation
         dateTimeOriginal = jpeg.dateTimeOriginal
+        rating = jpeg.rating
         hasAlpha = false
         decoderWorkspaceBytes = jpeg.decoderWorkspaceBytes
     }
@@ -89,6 +92,7 @@ public struct ImageHeader: Equatable, Sendable {
         size = heif.size
         orientation = heif.orientation
         dateTimeOriginal = heif.exif?.dateTimeOriginal
+        rating = heif.rating
         hasAlpha = heif.hasAlpha
         decoderWorkspaceBytes = heif.decoderWorkspaceBytes
     }
