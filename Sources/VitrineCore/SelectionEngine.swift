@@ -99,6 +99,8 @@ public struct SelectionEngine: Sendable {
     var remaining = 0
     var drawn = 0
     public internal(set) var today: ShowDay?
+    /// What each stream has earned and not yet been given (smooth weighted round robin).
+    var credits = Array(repeating: 0.0, count: Kind.allCases.count)
     var lastTaken: Int32?
 
     public init(mix: SelectionMix = .plain, pairPortraits: Bool = false, seed: UInt64 = 0x5EED) {
@@ -221,24 +223,37 @@ public struct SelectionEngine: Sendable {
         return drawOne(catalog)
     }
 
+    /// Picks the stream by smooth weighted round robin (each stream earns its share every slide, the richest gives
+    /// the slide and pays one): over any run of slides each share is within a slide of the mix, where a random roll
+    /// per slide would stray by a point or two in a couple of thousand slides and bunch a share's slides together.
+    /// A stream with nothing left this round earns nothing; its share is the rest's.
     private mutating func drawOne(_ catalog: SlideCatalog) -> Pick? {
-        let roll = Double(generator.next() >> 11) / 9_007_199_254_740_992
         let shares = [mix.onThisDay, mix.favourites, mix.recent, mix.rest]
-        var chosen = Kind.rest
-        var total = 0.0
-        for kind in Kind.allCases {
-            total += shares[kind.rawValue]
-            if roll < total {
-                chosen = kind
-                break
+        var found: [Kind: (Int32, fromOrder: Bool)] = [:]
+        for kind in Kind.allCases where shares[kind.rawValue] > 0 || kind == .rest {
+            found[kind] = candidate(kind, catalog)
+        }
+        guard !found.isEmpty else { return nil }
+        var spare = 0.0
+        for kind in Kind.allCases where kind != .rest {
+            if found[kind] == nil {
+                spare += shares[kind.rawValue]
+                credits[kind.rawValue] = 0
+            } else {
+                credits[kind.rawValue] += shares[kind.rawValue]
             }
         }
-        var found = candidate(chosen, catalog)
-        if found == nil, chosen != .rest {
-            chosen = .rest
-            found = candidate(.rest, catalog)
-        }
-        guard let (first, fromOrder) = found else { return nil }
+        credits[Kind.rest.rawValue] += shares[Kind.rest.rawValue] + spare
+        // Ties (the first slides) go to the stream drawn by lot, so rounds do not all open with the same share.
+        let tieBreak = Int(generator.next() % UInt64(Kind.allCases.count))
+        let chosen =
+            found.keys.max { a, b in
+                let (ca, cb) = (credits[a.rawValue], credits[b.rawValue])
+                if ca != cb { return ca < cb }
+                return (a.rawValue + tieBreak) % 4 > (b.rawValue + tieBreak) % 4
+            } ?? .rest
+        credits[chosen.rawValue] -= 1
+        guard let (first, fromOrder) = found[chosen] else { return nil }
         take(first, from: chosen, fromOrder: fromOrder, catalog)
         var photos = [first]
         if pairPortraits, catalog.traits(at: first).portrait, let partner = partner(in: chosen, catalog) {

@@ -22,6 +22,8 @@ public struct SelectionState: Sendable, Equatable {
     public var leeway: Int
     public var halfLife: Double
     public var exceptions: [String]
+    /// The streams' credits in the round robin of shares.
+    public var credits: [Double] = [0, 0, 0, 0]
 
     static func hex(_ value: UInt64) -> String {
         let digits = String(value, radix: 16)
@@ -39,7 +41,8 @@ public struct SelectionState: Sendable, Equatable {
             + "\"reference\":\"\(Self.bits(reference))\",\"drawn\":\(drawn),\"generator\":\"\(Self.hex(generator))\","
             + "\"thresholds\":[\(thresholds)],\"day\":\(onThisDayFor.map(String.init) ?? "null"),"
             + "\"pastDays\":[\(past)],\"leeway\":\(leeway),\"halfLife\":\(JSONText.number(halfLife)),"
-            + "\"exceptions\":[\(exceptions)]}"
+            + "\"exceptions\":[\(exceptions)],"
+            + "\"credits\":[\(credits.map { JSONText.quote(Self.bits($0)) }.joined(separator: ","))]}"
     }
 
     /// The state from its JSON object; nil when anything is missing or malformed (the round then starts afresh).
@@ -81,10 +84,12 @@ public struct SelectionState: Sendable, Equatable {
         let exceptions = exceptionValues.compactMap(text)
         guard thresholds.count == 4, exceptions.count == exceptionValues.count else { return nil }
         let day = object["day"].flatMap(integer)
+        let credits = (strings("credits") ?? []).compactMap { hexNumber(text($0)).map(Double.init(bitPattern:)) }
         return SelectionState(
             category: category, round: round, seed: seed, reference: reference, drawn: drawn, generator: generator,
             thresholds: thresholds, onThisDayFor: day, pastDays: pastDays, leeway: leeway, halfLife: halfLife,
-            exceptions: exceptions)
+            exceptions: exceptions,
+            credits: credits.count == 4 && credits.allSatisfy(\.isFinite) ? credits : [0, 0, 0, 0])
     }
 }
 
@@ -105,7 +110,7 @@ extension SelectionEngine {
             drawn: max(0, drawn - waiting.count), generator: generator.position, thresholds: streams.map(\.threshold),
             onThisDayFor: onThisDayFor,
             pastDays: pastDays.map { SelectionState.PastDay(day: $0.day, threshold: $0.threshold) },
-            leeway: mix.onThisDayDays, halfLife: mix.recentDays, exceptions: exceptions)
+            leeway: mix.onThisDayDays, halfLife: mix.recentDays, exceptions: exceptions, credits: credits)
     }
 
     /// Takes up a saved round over the catalog as it is now: the photos at or below each threshold are shown, but
@@ -118,6 +123,7 @@ extension SelectionEngine {
         reference = state.reference
         drawn = state.drawn
         generator = SeededGenerator(seed: state.generator)
+        credits = state.credits
         growTables(to: catalog.capacity)
         for index in shown.indices { shown[index] = false }
         pastDays = []

@@ -527,8 +527,8 @@ public final class PlayerRuntime {
             present(
                 frame,
                 PresentRecord(
-                    category: id.category, slide: id.name, file: decode?.file, decodeMilliseconds: decode?.milliseconds)
-            )
+                    category: id.category, slide: id.name, file: decode?.file, decodeMilliseconds: decode?.milliseconds,
+                    why: player.playlist?.reason(of: id)?.rawValue))
         case .showBackground:
             display.show(.background(renderOptions.background))
         case .timer(.arm(let deadline, let generation)):

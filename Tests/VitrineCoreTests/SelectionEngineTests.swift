@@ -102,11 +102,17 @@ import Testing
             for slide in slice.prefix(6000) { counts[slide.why ?? .chosen, default: 0] += 1 }
         }
         let total = 30000.0
-        // Binomial standard deviation at 30,000 draws is under 0.3 points: 1 point is over three of them.
-        #expect(abs(Double(counts[.onThisDay] ?? 0) / total - 0.1) < 0.01, "\(counts)")
-        #expect(abs(Double(counts[.favourite] ?? 0) / total - 0.2) < 0.01, "\(counts)")
-        #expect(abs(Double(counts[.recent] ?? 0) / total - 0.3) < 0.01, "\(counts)")
-        #expect(abs(Double(counts[.round] ?? 0) / total - 0.4) < 0.01, "\(counts)")
+        // The shares are dealt by round robin, not rolled: within a slide per stretch, a few slides in 30,000.
+        #expect(abs(Double(counts[.onThisDay] ?? 0) / total - 0.1) < 0.001, "\(counts)")
+        #expect(abs(Double(counts[.favourite] ?? 0) / total - 0.2) < 0.001, "\(counts)")
+        #expect(abs(Double(counts[.recent] ?? 0) / total - 0.3) < 0.001, "\(counts)")
+        #expect(abs(Double(counts[.round] ?? 0) / total - 0.4) < 0.001, "\(counts)")
+        // And in every stretch of 100 slides, not only on the whole: 10 on this day, give or take one.
+        let stretch = shown.prefix(6000).map(\.why)
+        for start in stride(from: 0, to: 6000, by: 100) {
+            let anniversaries = stretch[start..<start + 100].count { $0 == .onThisDay }
+            #expect((9...11).contains(anniversaries), "slides \(start)...: \(anniversaries) on this day")
+        }
         // Each share gave what it says: anniversaries within 3 days of today's date in an earlier year, rated
         // favourites, and recent photos younger than the rest's.
         for slide in shown where slide.why == .onThisDay {
