@@ -119,28 +119,10 @@ import VitrineCore
 
     func frame() throws -> Frame { try Frame(size: Size(width: 16, height: 16), budget: budget, purpose: "test") }
 
-    /// Carries actions out at once (every decode succeeds, every flip completes; an index is answered with
-    /// `slides`), returning the slides presented.
     func run(_ player: inout Player, _ actions: [Player.Action], now: Double, library: [String: [String]]) throws
         -> [SlideID]
     {
-        var pending = actions
-        var presented: [SlideID] = []
-        while !pending.isEmpty {
-            switch pending.removeFirst() {
-            case .index(let category):
-                pending += player.handle(
-                    .indexed(
-                        category: category, slides: PlayerTests.slides(library[category] ?? [], in: category), now: now)
-                )
-            case .decode(let request): pending += player.handle(.decoded(request, try frame(), now: now))
-            case .present(_, let id):
-                presented.append(id)
-                pending += player.handle(.flipDone(now: now))
-            default: break
-            }
-        }
-        return presented
+        try PlayerDriver.run(&player, actions, now: now, library: library, frame: frame)
     }
 
     @Test func theBoundarySwitchesAtOnceAndWeightedCategoriesTakeTurnsWhereTheyWereLeft() throws {
