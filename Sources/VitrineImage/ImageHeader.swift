@@ -1,7 +1,7 @@
 import VitrineCore
 
 /// What Vitrine knows about a photo before decoding it, whatever its format: the format (from the content), the
-/// stored size, the EXIF orientation and date, and what the decoder will need. The format's own header is kept
+/// stored size, the EXIF orientation, date and GPS position, and what the decoder will need. The format's own header is kept
 /// beside for its decoder.
 public struct ImageHeader: Equatable, Sendable {
     public enum Details: Equatable, Sendable {
@@ -16,6 +16,8 @@ public struct ImageHeader: Equatable, Sendable {
     public var size: Size
     public var orientation: Orientation
     public var dateTimeOriginal: String?
+    /// Where it was taken (EXIF GPS), for `{place}` captions.
+    public var location: GeoCoordinate?
     public var hasAlpha: Bool
     /// Bytes the format's decoder keeps while decoding, besides the rows Vitrine hands on.
     public var decoderWorkspaceBytes: Int
@@ -54,6 +56,7 @@ public struct ImageHeader: Equatable, Sendable {
         size = jpeg.size
         orientation = jpeg.orientation
         dateTimeOriginal = jpeg.dateTimeOriginal
+        location = jpeg.location
         hasAlpha = false
         decoderWorkspaceBytes = jpeg.decoderWorkspaceBytes
     }
@@ -71,7 +74,7 @@ public struct ImageHeader: Equatable, Sendable {
             decoderWorkspaceBytes: webp.decoderWorkspaceBytes)
     }
 
-    /// A format whose orientation and date come from an EXIF block (PNG eXIf, WebP EXIF); upright without one.
+    /// A format whose orientation, date and position come from an EXIF block (PNG eXIf, WebP EXIF); upright without one.
     private init(
         _ details: Details, size: Size, exif: ExifReader.Fields?, hasAlpha: Bool, decoderWorkspaceBytes: Int
     ) {
@@ -79,6 +82,7 @@ public struct ImageHeader: Equatable, Sendable {
         self.size = size
         orientation = exif?.orientation ?? .up
         dateTimeOriginal = exif?.dateTimeOriginal
+        location = exif?.location
         self.hasAlpha = hasAlpha
         self.decoderWorkspaceBytes = decoderWorkspaceBytes
     }
@@ -89,6 +93,7 @@ public struct ImageHeader: Equatable, Sendable {
         size = heif.size
         orientation = heif.orientation
         dateTimeOriginal = heif.exif?.dateTimeOriginal
+        location = heif.exif?.location
         hasAlpha = heif.hasAlpha
         decoderWorkspaceBytes = heif.decoderWorkspaceBytes
     }

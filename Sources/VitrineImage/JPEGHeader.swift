@@ -25,6 +25,8 @@ public struct JPEGHeader: Equatable, Sendable {
     public var adobeTransform: Int?
     public var orientation: Orientation
     public var dateTimeOriginal: String?
+    /// Where it was taken, from the EXIF GPS tags.
+    public var location: GeoCoordinate?
     /// Where the embedded ICC profile's pieces are (APP2 `ICC_PROFILE` segments), in the order to join them.
     public var iccChunks: [Range<Int>] = []
 
@@ -133,7 +135,7 @@ public struct JPEGHeader: Equatable, Sendable {
                     size: frame.size, process: frame.process, arithmetic: frame.arithmetic,
                     precision: frame.precision, components: frame.components, adobeTransform: adobeTransform,
                     orientation: exif?.orientation ?? .up, dateTimeOriginal: exif?.dateTimeOriginal,
-                    iccChunks: iccChunks.sorted { $0.sequence < $1.sequence }.map(\.range))
+                    location: exif?.location, iccChunks: iccChunks.sorted { $0.sequence < $1.sequence }.map(\.range))
             default:
                 break
             }
