@@ -32,4 +32,11 @@ extension PlaceIndex {
         paths.append("/usr/share/vitrine/places.vgeo")
         return paths
     }
+
+    /// The index file the settings name: `placesFile` when set ("" for none), else the first of `installedPaths()`
+    /// that exists; nil for none.
+    public static func path(settings: Settings) -> String? {
+        if let file = settings.placesFile { return file.isEmpty ? nil : file }
+        return installedPaths().first(where: FileBytes.exists)
+    }
 }
