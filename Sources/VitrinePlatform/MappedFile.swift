@@ -17,7 +17,9 @@ public final class MappedFile: @unchecked Sendable {
     public let path: String
     public let bytes: UnsafeRawBufferPointer
 
-    public init(path: String) throws(FileError) {
+    /// `randomAccess` tells the kernel the pages are read in no order (a tree's), so a fault reads the page it needs
+    /// rather than a readahead window around it.
+    public init(path: String, randomAccess: Bool = false) throws(FileError) {
         let file = Descriptor(taking: open(path, O_RDONLY | O_CLOEXEC))
         guard file.number >= 0 else { throw FileError(path: path, operation: "open", errno: errno) }
         var status = stat()
@@ -38,6 +40,7 @@ public final class MappedFile: @unchecked Sendable {
             throw FileError(path: path, operation: "map", errno: errno)
         }
         bytes = UnsafeRawBufferPointer(start: address, count: count)
+        if randomAccess { _ = madvise(address, count, MADV_RANDOM) }
         // The mapping keeps the file; the descriptor closes when `file` goes out of scope.
     }
 

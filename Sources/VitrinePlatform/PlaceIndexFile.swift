@@ -11,7 +11,7 @@ extension PlaceIndex {
     public static func load(path: String) throws(PlaceIndexError) -> PlaceIndex {
         let mapped: MappedFile
         do {
-            mapped = try MappedFile(path: path)
+            mapped = try MappedFile(path: path, randomAccess: true)
         } catch {
             throw PlaceIndexError(file: path, message: "cannot \(error.operation): \(error.reason)")
         }
