@@ -201,6 +201,12 @@ function showStatus(status) {
 
   el("screen").textContent = status.screen === "off" ? "Screen on" : "Screen off";
 
+  const star = el("star");
+  star.disabled = status.slide === null;
+  star.textContent = status.favourite ? "★ Favourite" : "☆ Favourite";
+  star.setAttribute("aria-pressed", String(Boolean(status.favourite)));
+  el("why").textContent = whyLine(status);
+
   showSlide(status);
   showSources(status.sources);
 
@@ -208,6 +214,19 @@ function showStatus(status) {
     state.seenCategory = status.category;
     refreshCategories();
   }
+}
+
+// Why this photo is on screen, in words: "On this day", "A favourite", "Recent", "Next in the round".
+const WHY = {
+  "on this day": "On this day",
+  "favourite": "A favourite",
+  "recent": "Recent",
+  "round": "Next in the round",
+  "chosen": "Chosen",
+};
+
+function whyLine(status) {
+  return status.slide === null ? "" : (WHY[status.why] || "");
 }
 
 // Where the photos come from (Nextcloud, a NAS): each source's sync in words, e.g. "Family: fetching 3 of 200".
@@ -528,6 +547,8 @@ function wire() {
   el("prev").addEventListener("click", () => command("prev"));
   el("next").addEventListener("click", () => command("next"));
   el("pause").addEventListener("click", () => command(userPaused(state.status) ? "resume" : "pause"));
+  el("star").addEventListener("click", () =>
+    command(state.status && state.status.favourite ? "favourite off" : "favourite on"));
   el("screen").addEventListener("click", () => {
     command(state.status && state.status.screen === "off" ? "screen on" : "screen off");
   });

@@ -117,6 +117,16 @@ struct CheckConfigCommand {
         }
         line("interval", "\(ConfigObject.format(settings.interval)) s")
         line("order", settings.order.rawValue)
+        if settings.order == .shuffle {
+            line("mix", settings.mix.summary + "; every photo once per round, across restarts with a position file")
+        }
+        line(
+            "minRating",
+            settings.minRating.map { "\($0): photos rated lower (or unrated) are left out" } ?? "none: every photo")
+        line("favouriteRating", "\(settings.favouriteRating) stars and more, and photos starred on the frame")
+        line(
+            "favouritesFile",
+            FavouritesStore.path(settings: settings) ?? "none (stars given on the frame last until the player stops)")
         line("fit", settings.fit?.rawValue ?? "the device profile's")
         line("background", settings.background.description)
         line("startCategory", settings.startCategory ?? "the first")

@@ -23,7 +23,8 @@ extension ControlCommand {
     public var authorityNeeded: CommandAuthority {
         switch self {
         case .reload, .rotateToken: return .admin
-        case .next, .previous, .pause, .resume, .toggle, .status, .category, .first, .screen, .interval: return .steer
+        case .next, .previous, .pause, .resume, .toggle, .status, .category, .first, .screen, .interval, .favourite:
+            return .steer
         }
     }
 
@@ -42,6 +43,7 @@ extension ControlCommand {
         case .screen: return "screen"
         case .interval: return "interval"
         case .rotateToken: return "token rotate"
+        case .favourite: return "favourite"
         }
     }
 }

@@ -18,13 +18,15 @@ public enum ControlCommand: Equatable, Sendable {
     case interval(Double)
     /// A new access token for the web remote: every paired phone must pair again.
     case rotateToken
+    /// Star (true), unstar (false) or toggle (nil) the photo on screen as a favourite; both photos of a pair.
+    case favourite(Bool?)
 
     /// Longer lines are refused: no command comes near this, and a client must not make the player buffer much.
     public static let maximumLineBytes = 1024
 
     public static let usage =
         "next, prev, pause, resume, toggle, first, category NAME|next|prev, screen on|off, interval SECONDS, status, "
-        + "reload, token rotate"
+        + "reload, token rotate, favourite [on|off|toggle]"
     /// The seconds `interval` takes, as the config file's `interval`.
     public static let intervalRange = 0.05...86400.0
 
@@ -41,6 +43,7 @@ public enum ControlCommand: Equatable, Sendable {
             takes =
                 "category takes a name, next or prev; a name in JSON quotes is taken as it is, e.g. category \"next\""
         case "token": takes = "token takes rotate"
+        case "favourite", "favorite": takes = "favourite takes on, off, toggle or nothing (toggle)"
         case "next", "prev", "previous", "pause", "resume", "toggle", "status", "reload", "first":
             takes = "\(word) takes nothing after it"
         default: return "unknown command \(JSONText.quote(shown)) (commands: \(usage))"
@@ -62,6 +65,13 @@ public enum ControlCommand: Equatable, Sendable {
         case ("reload", true): return .reload
         case ("first", true): return .first
         case ("token", false) where rest == "rotate": return .rotateToken
+        case ("favourite", _), ("favorite", _):
+            switch rest {
+            case "", "toggle": return .favourite(nil)
+            case "on": return .favourite(true)
+            case "off": return .favourite(false)
+            default: return nil
+            }
         case ("screen", false) where rest == "on": return .screen(on: true)
         case ("screen", false) where rest == "off": return .screen(on: false)
         case ("interval", false):

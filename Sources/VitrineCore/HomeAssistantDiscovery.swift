@@ -62,6 +62,17 @@ public enum HomeAssistantDiscovery {
                 ("value_template", JSONText.quote("{{ 'paused' if 'user' in value_json.paused else 'playing' }}")),
                 ("state_on", "\"paused\""), ("state_off", "\"playing\""), ("icon", "\"mdi:pause\""),
             ])
+        // The photo on screen as a favourite: a star from the dashboard, and why the slide was chosen.
+        add(
+            "switch", "favourite", "Favourite",
+            [
+                command, state, ("payload_on", "\"favourite on\""), ("payload_off", "\"favourite off\""),
+                ("value_template", JSONText.quote("{{ 'on' if value_json.favourite else 'off' }}")),
+                ("state_on", "\"on\""), ("state_off", "\"off\""), ("icon", "\"mdi:star\""),
+            ])
+        add(
+            "sensor", "why", "Why this photo",
+            [state, ("value_template", JSONText.quote("{{ value_json.why }}")), ("icon", "\"mdi:help-circle\"")])
         // Every category is an option, the library root's own photos as "/" (no folder can be called that); the
         // command quotes the name as JSON, so names with spaces at their ends, quotes or the words next and prev
         // are asked for as they are.

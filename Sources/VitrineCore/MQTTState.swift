@@ -11,6 +11,9 @@ public struct MQTTState: Equatable, Sendable {
     public var interval: Double
     public var profile: String
     public var version: String
+    /// Why the slide on screen was chosen (`SelectionReason`), and whether it is a favourite.
+    public var why: String?
+    public var favourite = false
     /// Each source's sync, as `status` says it; absent from the JSON without sources.
     public var sources: [Source] = []
 
@@ -60,6 +63,8 @@ public struct MQTTState: Equatable, Sendable {
             "\"slide\":\(slide.map(JSONText.quote) ?? "null")",
             "\"position\":\(position.map(String.init) ?? "null")",
             "\"count\":\(count)",
+            "\"why\":\(why.map(JSONText.quote) ?? "null")",
+            "\"favourite\":\(favourite)",
             "\"paused\":[\(paused.map { JSONText.quote($0.rawValue) }.joined(separator: ","))]",
             "\"screen\":\(screenOn ? "\"on\"" : "\"off\"")",
             "\"presence\":\(present.map { $0 ? "\"present\"" : "\"absent\"" } ?? "null")",

@@ -20,12 +20,22 @@ public struct Player {
         public var resume: SlideID?
         /// Whether someone in the room wakes the screen while the schedule holds it off.
         public var wakeOutsideSchedule: Bool
+        /// What `shuffle` draws from.
+        public var mix: SelectionMix
+        /// `shuffle` pairs portrait photos as it draws them (the other orders get pairs from the index).
+        public var pairPortraits: Bool
+        /// A `shuffle` round saved with the position: taken up when its category is indexed first.
+        public var resumeSelection: SelectionState?
 
         public init(
             interval: Double = 10, order: PlaybackOrder = .name, startCategory: String? = nil,
             keepPrevious: Bool = false, seed: UInt64 = 0x5EED, pauseOnInput: Double = 30, transitionSeconds: Double = 0,
-            resume: SlideID? = nil, wakeOutsideSchedule: Bool = false
+            resume: SlideID? = nil, wakeOutsideSchedule: Bool = false, mix: SelectionMix = .plain,
+            pairPortraits: Bool = false, resumeSelection: SelectionState? = nil
         ) {
+            self.mix = mix
+            self.pairPortraits = pairPortraits
+            self.resumeSelection = resumeSelection
             self.wakeOutsideSchedule = wakeOutsideSchedule
             self.resume = resume
             self.transitionSeconds = transitionSeconds
@@ -64,6 +74,8 @@ public struct Player {
         case presence(present: Bool, why: String, now: Double)
         /// Someone moved in front of the sensor or used an input.
         case seen(now: Double)
+        /// The date as the frame's wall shows it: at start, and when the day turns or the clock is set.
+        case today(ShowDay, now: Double)
 
         /// A category read, from a list of slides (tests and small libraries).
         public static func indexed(category: String, slides: [Slide], now: Double) -> Event {
@@ -76,7 +88,7 @@ public struct Player {
                 .decoded(_, _, let now), .decodeFailed(_, _, let now), .flipDone(let now), .hold(_, let now),
                 .release(_, let now), .woke(let now), .command(_, let now), .photosAdded(_, _, let now),
                 .photosRemoved(_, _, let now), .categoriesChanged(_, let now), .redraw(let now), .user(_, let now),
-                .inputHoldEnded(let now), .presence(_, _, let now), .seen(let now):
+                .inputHoldEnded(let now), .presence(_, _, let now), .seen(let now), .today(_, let now):
                 return now
             }
         }
@@ -102,6 +114,8 @@ public struct Player {
         case log(String)
         /// Something the user should fix (a broken photo, a missing category): said once per file, at warning level.
         case warn(String)
+        /// The stars changed: to be kept in the state folder.
+        case saveFavourites(Favourites)
 
         public var description: String {
             switch self {
@@ -119,6 +133,8 @@ public struct Player {
             case .quit: return "quit"
             case .log(let line): return "log \(line)"
             case .warn(let line): return "warn \(line)"
+            case .saveFavourites(let favourites):
+                return "save favourites (\(favourites.starred.count) starred, \(favourites.unstarred.count) unstarred)"
             }
         }
     }
@@ -132,6 +148,10 @@ public struct Player {
         public var secondsLeft: Double
         public var framesCached: Int
         public var presented: Int
+        /// Why the slide on screen was chosen.
+        public var why: SelectionReason?
+        /// Whether the slide on screen is a favourite (every photo of a pair).
+        public var favourite: Bool
     }
 
     public private(set) var options: Options
@@ -155,9 +175,16 @@ public struct Player {
     private var now: Double = 0
     /// The saved slide, until its category has been indexed once.
     private var resumeAt: SlideID?
+    /// The saved round, likewise.
+    private var resumeSelection: SelectionState?
+    /// Starred and unstarred photos (loaded by the runtime, changed by `favourite`).
+    public private(set) var favourites: Favourites
+    public private(set) var today: ShowDay?
 
-    public init(options: Options) {
+    public init(options: Options, favourites: Favourites = Favourites()) {
         self.options = options
+        self.favourites = favourites
+        resumeSelection = options.resumeSelection
         timer = SlideTimer(interval: options.interval)
         screen = ScreenPower(wakeOutsideSchedule: options.wakeOutsideSchedule)
         resumeAt = options.resume
@@ -172,7 +199,8 @@ public struct Player {
         Status(
             category: active, slide: current, position: current.flatMap { playlist?.number(of: $0) },
             count: playlist?.count ?? 0, paused: timer.reasons.sorted(), secondsLeft: timer.secondsLeft(now: now),
-            framesCached: cache.count, presented: presented)
+            framesCached: cache.count, presented: presented, why: current.flatMap { playlist?.reason(of: $0) },
+            favourite: current.map(isFavourite) ?? false)
     }
 
     public mutating func handle(_ event: Event) -> [Action] {
@@ -199,7 +227,13 @@ public struct Player {
             return actions + switchTo(first)
         case .indexed(let category, let catalog, _):
             guard category == active, playlist == nil else { return [] }
-            playlist = Playlist(catalog: catalog, order: options.order, seed: options.seed)
+            let saved = resumeSelection?.category == category ? resumeSelection : nil
+            resumeSelection = nil
+            playlist = Playlist(
+                catalog: catalog, order: options.order,
+                selection: Playlist.Selection(
+                    mix: options.mix, pairPortraits: options.pairPortraits, favourites: favourites, seed: options.seed,
+                    today: today, saved: saved))
             let resume = resumeAt
             resumeAt = nil
             if let resume, resume.category == category, playlist?.slide(resume) != nil {
@@ -278,6 +312,10 @@ public struct Player {
             screen.presence(present)
             let line = present ? "somebody is there (\(why))" : "nobody is there (\(why))"
             return applyScreen(wasOn: wasOn, log: line, fullInterval: true)
+        case .today(let day, _):
+            today = day
+            playlist?.setToday(day)
+            return []
         case .seen:
             let wasOn = screen.isOn
             screen.seen()
@@ -368,7 +406,9 @@ public struct Player {
     /// New settings (a reloaded config): the interval applies from the next slide; a new order re-reads the
     /// active category.
     public mutating func update(_ newOptions: Options) -> [Action] {
-        let reorder = newOptions.order != options.order || newOptions.seed != options.seed
+        let reorder =
+            newOptions.order != options.order || newOptions.seed != options.seed || newOptions.mix != options.mix
+            || newOptions.pairPortraits != options.pairPortraits
         options = newOptions
         screen.wakeOutsideSchedule = newOptions.wakeOutsideSchedule
         timer.changeInterval(to: newOptions.interval)
@@ -397,6 +437,8 @@ public struct Player {
             options.interval = seconds
             timer.changeInterval(to: seconds)
             return [.log("interval \(JSONText.number(seconds)) s from the next slide")]
+        case .favourite(let star):
+            return setFavourite(star)
         case .status, .reload, .rotateToken:
             // Answered by the runtime: the player has nothing to do for them.
             return []
@@ -426,6 +468,31 @@ public struct Player {
                 return switchTo(name)
             }
         }
+    }
+
+    /// Whether every photo of the slide is a favourite.
+    private func isFavourite(_ id: SlideID) -> Bool {
+        guard let slide = playlist?.slide(id), let catalog = playlist?.catalog else { return false }
+        return slide.photos.allSatisfy { photo in
+            favourites.contains(
+                photo.id, rating: catalog.index(of: photo.id).map { catalog.traits(at: $0).rating } ?? nil)
+        }
+    }
+
+    /// Stars (or unstars, or toggles) the photos on screen.
+    private mutating func setFavourite(_ star: Bool?) -> [Action] {
+        guard let id = current, let slide = playlist?.slide(id), let catalog = playlist?.catalog else {
+            return [.log("no photo on screen to star")]
+        }
+        let starred = star ?? !isFavourite(id)
+        var changed = false
+        for photo in slide.photos {
+            let rating = catalog.index(of: photo.id).flatMap { catalog.traits(at: $0).rating }
+            changed = favourites.set(photo.id, starred: starred, rating: rating) || changed
+        }
+        guard changed else { return [.log("\(id) is \(starred ? "already" : "not") a favourite")] }
+        playlist?.setFavourites(favourites)
+        return [.saveFavourites(favourites), .log(starred ? "starred \(id)" : "unstarred \(id)")]
     }
 
     public static func label(_ category: String?) -> String {

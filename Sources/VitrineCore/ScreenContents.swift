@@ -4,12 +4,17 @@ public struct PresentRecord: Sendable, Equatable {
     public var slide: String
     public var file: String?
     public var decodeMilliseconds: Double?
+    /// Why the slide was chosen (`SelectionReason`).
+    public var why: String?
 
-    public init(category: String, slide: String, file: String?, decodeMilliseconds: Double?) {
+    public init(
+        category: String, slide: String, file: String?, decodeMilliseconds: Double?, why: String? = nil
+    ) {
         self.category = category
         self.slide = slide
         self.file = file
         self.decodeMilliseconds = decodeMilliseconds
+        self.why = why
     }
 }
 

@@ -6,6 +6,9 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
         state = seed
     }
 
+    /// Where the sequence is: a generator made with this as its seed goes on from here.
+    public var position: UInt64 { state }
+
     public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var value = state

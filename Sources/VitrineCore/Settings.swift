@@ -9,6 +9,15 @@ public struct Settings: Sendable, Equatable {
     /// Seconds each slide stays on screen.
     public var interval: Double = 10
     public var order = PlaybackOrder.name
+    /// What `shuffle` draws from: shares for on this day, favourites, recent photos and the rest.
+    public var mix = SelectionMix.plain
+    /// Photos rated lower (XMP `xmp:Rating`; unrated counts as 0) are left out; nil shows every photo.
+    public var minRating: Int?
+    /// Photos rated this many stars or more are favourites (besides those starred on the frame).
+    public var favouriteRating = 4
+    /// Where stars given on the frame are kept; nil means `$STATE_DIRECTORY/favourites.txt` under systemd (else
+    /// none: stars last until the player stops), "" means never.
+    public var favouritesFile: String?
     /// Overrides the device profile's fit when set.
     public var fit: Fit?
     public var background = RGBColor.black
@@ -86,7 +95,7 @@ public struct Settings: Sendable, Equatable {
         "transition", "transitionSeconds", "pairPortraits", "caption", "captionPosition", "captionSize", "locale",
         "metricsFile", "metricsInterval", "positionFile", "positionSaveInterval", "rescanInterval",
         "headerCacheFolder", "renditionCacheFolder", "gpio", "presence", "mqtt", "cec", "web", "overlay",
-        "sources",
+        "sources", "mix", "minRating", "favouriteRating", "favouritesFile",
     ]
     public static let displayKeyNames = ["backend", "device", "connector", "mode", "headlessSize", "vtSwitching"]
     public static let scheduleKeyNames = ["off", "on"]
@@ -101,6 +110,9 @@ public struct Settings: Sendable, Equatable {
         settings.placesFile = settings.placesFile.map { $0.isEmpty ? $0 : PathText.resolve($0, relativeTo: base) }
         settings.metricsFile = settings.metricsFile.map { PathText.resolve($0, relativeTo: base) }
         settings.positionFile = settings.positionFile.map { $0.isEmpty ? $0 : PathText.resolve($0, relativeTo: base) }
+        settings.favouritesFile = settings.favouritesFile.map {
+            $0.isEmpty ? $0 : PathText.resolve($0, relativeTo: base)
+        }
         settings.headerCacheFolder = settings.headerCacheFolder.map {
             $0.isEmpty ? $0 : PathText.resolve($0, relativeTo: base)
         }
@@ -134,7 +146,26 @@ public struct Settings: Sendable, Equatable {
             settings.deviceTableIsSet = true
         }
         settings.interval = try object.number("interval", in: 0.05...86400) ?? settings.interval
-        settings.order = try object.choice("order", as: PlaybackOrder.self) ?? settings.order
+        let order = try object.choice("order", as: PlaybackOrder.self)
+        settings.order = order ?? settings.order
+        if let mix = try object.object("mix") {
+            settings.mix = try SelectionMix.parse(mix)
+            // A mix is what shuffle draws from: it makes the order shuffle unless another order is asked for.
+            guard order == nil || order == .shuffle else {
+                throw object.failure(
+                    "mix", "a mix is for \"order\": \"shuffle\" (the order here is \"\(settings.order.rawValue)\")")
+            }
+            settings.order = .shuffle
+        }
+        settings.minRating = try object.integer("minRating", in: -1...5)
+        settings.favouriteRating = try object.integer("favouriteRating", in: 1...5) ?? settings.favouriteRating
+        if let favourites = try object.string("favouritesFile") {
+            guard !favourites.hasSuffix("/") else {
+                throw object.failure(
+                    "favouritesFile", "\"\(favourites)\" is not a file path (expected e.g. favourites.txt)")
+            }
+            settings.favouritesFile = favourites
+        }
         settings.fit = try object.choice("fit", as: Fit.self)
         if let background = try object.string("background") {
             guard let color = RGBColor(parsing: background) else {

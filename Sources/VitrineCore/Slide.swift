@@ -18,6 +18,8 @@ public struct Slide: Sendable, Equatable {
     public var renditions: [Rendition]
     /// Seconds since the epoch the photo was taken (EXIF), else its file time; set only for `newest` order.
     public var timestamp: Double
+    /// Capture date or file time, portrait or not, rating: what the selection engine weighs.
+    public var traits = SlideTraits()
     /// Both photos of a portrait pair, left then right (empty for a photo shown alone).
     public private(set) var pair: [Slide]
 

@@ -28,6 +28,8 @@ public struct SlideCatalog: Sendable {
     private var entries: [Entry] = []
     /// Capture times for `newest` order; empty while every slide's is 0.
     private var timestamps: [Double] = []
+    /// Per entry; empty while every slide's are the default.
+    private var traitBytes: [UInt8] = []
     private var wholeSlides: [Int32: Slide] = [:]
     /// Per entry, 0 for no renditions, else 1 + where its run starts in `renditionSizes`; empty while no entry has
     /// a packed rendition.
@@ -67,10 +69,12 @@ public struct SlideCatalog: Sendable {
         let renditions = packedRenditions(at: index).map { size in
             Slide.Rendition(path: Self.renditionPath(folder: folder, name: name, size: size), size: size)
         }
-        return Slide(
+        var slide = Slide(
             id: SlideID(category: category, name: name),
             original: entry.flags & Entry.noOriginal != 0 ? nil : "\(folder)/\(name)\(tail)", renditions: renditions,
             timestamp: timestamp(at: index))
+        slide.traits = traits(at: index)
+        return slide
     }
 
     public func id(at index: Int32) -> SlideID {
@@ -87,6 +91,29 @@ public struct SlideCatalog: Sendable {
         }
         timestamps[Int(index)] = seconds
         if entries[Int(index)].flags & Entry.whole != 0 { wholeSlides[index]?.timestamp = seconds }
+    }
+
+    public func traits(at index: Int32) -> SlideTraits {
+        traitBytes.isEmpty ? SlideTraits() : SlideTraits(rawValue: traitBytes[Int(index)])
+    }
+
+    public mutating func setTraits(_ traits: SlideTraits, at index: Int32) {
+        if traitBytes.isEmpty {
+            guard traits.rawValue != 0 else { return }
+            traitBytes = Array(repeating: 0, count: entries.count)
+        }
+        traitBytes[Int(index)] = traits.rawValue
+        if entries[Int(index)].flags & Entry.whole != 0 { wholeSlides[index]?.traits = traits }
+    }
+
+    /// A hash of the slide's name (FNV-1a), the same in every run: the selection engine's draw order comes from it.
+    public func nameHash(at index: Int32) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in nameBytes(of: index) {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return hash
     }
 
     /// Where a packed rendition is: `folder/NAME@WxH.jpg`.
@@ -118,8 +145,14 @@ public struct SlideCatalog: Sendable {
     }
 
     /// Appends a record with its timestamp and renditions, keeping the per-entry tables as long as `entries`.
-    private mutating func appendEntry(_ entry: Entry, timestamp: Double, renditions: [Size]) {
+    private mutating func appendEntry(
+        _ entry: Entry, timestamp: Double, renditions: [Size], traits: SlideTraits = SlideTraits()
+    ) {
         entries.append(entry)
+        if !traitBytes.isEmpty || traits.rawValue != 0 {
+            if traitBytes.isEmpty { traitBytes = Array(repeating: 0, count: entries.count - 1) }
+            traitBytes.append(traits.rawValue)
+        }
         if !timestamps.isEmpty || timestamp != 0 {
             if timestamps.isEmpty { timestamps = Array(repeating: 0, count: entries.count - 1) }
             timestamps.append(timestamp)
@@ -280,7 +313,9 @@ public struct SlideCatalog: Sendable {
         let copy = Entry(
             start: UInt32(text.count), nameLength: entry.nameLength, tailLength: entry.tailLength, flags: entry.flags)
         text.append(contentsOf: other.text[start..<start + Int(entry.nameLength) + Int(entry.tailLength)])
-        appendEntry(copy, timestamp: other.timestamp(at: index), renditions: other.packedRenditions(at: index))
+        appendEntry(
+            copy, timestamp: other.timestamp(at: index), renditions: other.packedRenditions(at: index),
+            traits: other.traits(at: index))
         if let whole = other.wholeSlides[index] { wholeSlides[newIndex] = whole }
     }
 
@@ -313,11 +348,11 @@ public struct SlideCatalog: Sendable {
             entry.tailLength = UInt8(tail.count)
             if slide.original == nil { entry.flags = Entry.noOriginal }
             text.append(contentsOf: tail)
-            appendEntry(entry, timestamp: slide.timestamp, renditions: renditions)
+            appendEntry(entry, timestamp: slide.timestamp, renditions: renditions, traits: slide.traits)
         } else {
             entry.flags = Entry.whole
             wholeSlides[index] = slide
-            appendEntry(entry, timestamp: slide.timestamp, renditions: [])
+            appendEntry(entry, timestamp: slide.timestamp, renditions: [], traits: slide.traits)
         }
         return index
     }

@@ -43,8 +43,9 @@ public final class SnapshotWriter {
             fields.append("\"slide\":\(JSONText.quote(record.slide))")
             fields.append("\"file\":\(record.file.map(JSONText.quote) ?? "null")")
             fields.append("\"decode_ms\":\(record.decodeMilliseconds.map { JSONText.number($0) } ?? "null")")
+            fields.append("\"why\":\(record.why.map(JSONText.quote) ?? "null")")
         } else {
-            fields.append("\"category\":null,\"slide\":null,\"file\":null,\"decode_ms\":null")
+            fields.append("\"category\":null,\"slide\":null,\"file\":null,\"decode_ms\":null,\"why\":null")
         }
         if let fadeWeight { fields.append("\"fade\":\(JSONText.number(Double(fadeWeight) / 256))") }
         fields.append("\"t\":\(JSONText.number(now - started))")

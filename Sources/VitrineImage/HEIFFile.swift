@@ -175,6 +175,21 @@ final class HEIFFile {
         return ExifReader.read(heifBlock: block)
     }
 
+    /// `xmp:Rating` from the primary image's XMP packet (a `mime` metadata block; the few others a phone writes hold
+    /// no rating, and a scan of them finds none).
+    var rating: Int? {
+        var identifiers = [heif_item_id](repeating: 0, count: 8)
+        let count = heif_image_handle_get_list_of_metadata_block_IDs(handle, "mime", &identifiers, 8)
+        for identifier in identifiers.prefix(Int(max(0, count))) {
+            let size = heif_image_handle_get_metadata_size(handle, identifier)
+            guard size > 0, size <= XMPRating.largestPacket else { continue }
+            var block = [UInt8](repeating: 0, count: size)
+            guard heif_image_handle_get_metadata(handle, identifier, &block).code == heif_error_Ok else { continue }
+            if let rating = XMPRating.rating(in: block[...]) { return rating }
+        }
+        return nil
+    }
+
     /// Decodes the primary image, asking `isCancelled` (from libheif's threads too) before each read of coded
     /// data: once it says yes the decode ends at the next tile, as `.cancelled`. The question is asked for this
     /// decode only, and a refusal is forgotten after it.
@@ -211,6 +226,7 @@ final class HEIFFile {
         var header = HEIFHeader(
             size: size, avif: avif, hasAlpha: hasAlpha, bitDepth: bitDepth, hasColorProfile: hasColorProfile,
             exif: exif)
+        header.rating = rating
         header.colorProfile = colorProfile
         // An image with alpha (an auxiliary alpha image or grid) is left to libheif, which composes the two.
         guard let container, !hasAlpha, container.primary == primaryItem else { return header }

@@ -16,6 +16,8 @@ public struct HEIFHeader: Equatable, Sendable {
     public var bitDepth: Int
     public var hasColorProfile: Bool
     public var exif: ExifReader.Fields?
+    /// `xmp:Rating` from the XMP packet, when there is one.
+    public var rating: Int?
     /// The colour space the primary image declares (read with the header, so no decoder opens the file for it).
     public var colorProfile: ColorProfile?
     /// The grid decoded tile by tile; nil for an image libheif decodes whole.

@@ -16,6 +16,8 @@ public struct ImageHeader: Equatable, Sendable {
     public var size: Size
     public var orientation: Orientation
     public var dateTimeOriginal: String?
+    /// `xmp:Rating` (−1 to 5) from the photo's XMP packet, when it has one.
+    public var rating: Int?
     /// Where it was taken (EXIF GPS), for `{place}` captions.
     public var location: GeoCoordinate?
     public var hasAlpha: Bool
@@ -56,6 +58,7 @@ public struct ImageHeader: Equatable, Sendable {
         size = jpeg.size
         orientation = jpeg.orientation
         dateTimeOriginal = jpeg.dateTimeOriginal
+        rating = jpeg.rating
         location = jpeg.location
         hasAlpha = false
         decoderWorkspaceBytes = jpeg.decoderWorkspaceBytes
@@ -93,6 +96,7 @@ public struct ImageHeader: Equatable, Sendable {
         size = heif.size
         orientation = heif.orientation
         dateTimeOriginal = heif.exif?.dateTimeOriginal
+        rating = heif.rating
         location = heif.exif?.location
         hasAlpha = heif.hasAlpha
         decoderWorkspaceBytes = heif.decoderWorkspaceBytes

@@ -25,6 +25,8 @@ public struct JPEGHeader: Equatable, Sendable {
     public var adobeTransform: Int?
     public var orientation: Orientation
     public var dateTimeOriginal: String?
+    /// `xmp:Rating` from the XMP packet (APP1), when there is one.
+    public var rating: Int?
     /// Where it was taken, from the EXIF GPS tags.
     public var location: GeoCoordinate?
     /// Where the embedded ICC profile's pieces are (APP2 `ICC_PROFILE` segments), in the order to join them.
@@ -73,6 +75,7 @@ public struct JPEGHeader: Equatable, Sendable {
         var position = 2
         var frame: (size: Size, process: Process, arithmetic: Bool, precision: Int, components: [Component])?
         var exif: ExifReader.Fields?
+        var rating: Int?
         var adobeTransform: Int?
         var iccChunks: [(sequence: UInt8, range: Range<Int>)] = []
         // A real JPEG has a few dozen segments before its first scan; bound the walk against crafted files.
@@ -116,10 +119,14 @@ public struct JPEGHeader: Equatable, Sendable {
                 bytes = try read(payloadStart, payloadLength)
                 guard bytes.count == payloadLength else { throw fail(.malformed("frame header is truncated")) }
                 frame = try parseFrame(marker: marker, payload: bytes, fail: fail)
-            case 0xE1 where exif == nil:
-                bytes = try read(payloadStart, min(payloadLength, 14))
-                if bytes.starts(with: [0x45, 0x78, 0x69, 0x66, 0, 0]) {
+            case 0xE1:
+                let signature = XMPRating.jpegSignature
+                bytes = try read(payloadStart, min(payloadLength, signature.count))
+                if exif == nil, bytes.starts(with: [0x45, 0x78, 0x69, 0x66, 0, 0]) {
                     exif = ExifReader.read(try read(payloadStart, payloadLength)[...])
+                } else if rating == nil, bytes.elementsEqual(signature) {
+                    let packet = try read(payloadStart + signature.count, payloadLength - signature.count)
+                    rating = XMPRating.rating(in: packet[...])
                 }
             case 0xE2 where payloadLength > 14:
                 bytes = try read(payloadStart, 14)
@@ -134,7 +141,7 @@ public struct JPEGHeader: Equatable, Sendable {
                 return JPEGHeader(
                     size: frame.size, process: frame.process, arithmetic: frame.arithmetic,
                     precision: frame.precision, components: frame.components, adobeTransform: adobeTransform,
-                    orientation: exif?.orientation ?? .up, dateTimeOriginal: exif?.dateTimeOriginal,
+                    orientation: exif?.orientation ?? .up, dateTimeOriginal: exif?.dateTimeOriginal, rating: rating,
                     location: exif?.location, iccChunks: iccChunks.sorted { $0.sequence < $1.sequence }.map(\.range))
             default:
                 break

@@ -2,9 +2,10 @@ import VitrineCore
 import VitrineImage
 import VitrinePlatform
 
-/// Lists a category's slides for the player, leaving out files still being written, (for `newest` order) dates
-/// each slide by its EXIF capture date, else its file time, and (with `pairPortraits`) pairs portrait photos. The
-/// slides come in the show's order (`newest` first, else by name), so the playlist's sort finds them sorted.
+/// Lists a category's slides for the player, leaving out files still being written and (with `minRating`) photos
+/// rated lower; for `newest` order dates each slide by its EXIF capture date, else its file time; for `shuffle`
+/// notes what the selection engine weighs (capture date, shape, rating, new since the last index); and (with
+/// `pairPortraits`, in the other orders) pairs portrait photos next to each other.
 ///
 /// Runs on the index worker: it may take seconds on a large library, and asks `isCancelled` between batches of
 /// photos so a category switched away from stops being read.
@@ -33,26 +34,30 @@ struct CategoryIndexer {
         var cacheProblem: String?
     }
 
-    /// The index; nil when it was cancelled.
-    func index(of category: LibraryCategory, order: PlaybackOrder, excluding beingWritten: Set<String>)
-        throws(FileError) -> Index?
-    {
+    /// The index; nil when it was cancelled. `minRating` leaves out photos rated lower (an unrated photo counts as
+    /// 0 stars, as in Lightroom).
+    func index(
+        of category: LibraryCategory, order: PlaybackOrder, minRating: Int? = nil, excluding beingWritten: Set<String>
+    ) throws(FileError) -> Index? {
         guard
             var catalog = try library.catalog(of: category, renditionCache: renditionCache, isCancelled: isCancelled)
         else { return nil }
         if !beingWritten.isEmpty { Self.leaveOut(beingWritten, from: &catalog) }
-        guard order == .newest || pairPortraits else { return Index(catalog: catalog) }
+        // `shuffle` draws by capture date, rating and shape; `newest` sorts by date; pairs need shapes.
+        guard order != .name || pairPortraits || minRating != nil else { return Index(catalog: catalog) }
         let cache = HeaderCache(directory: cacheDirectory, category: category)
         let renderer = FrameRenderer(budget: MemoryBudget(limit: 1 << 20))
+        var readNow = false
         let look = { (path: String) -> (facts: HeaderCache.Facts?, modified: Double)? in
             cache.facts(of: path) { file in
+                readNow = true
                 let read = { try? renderer.header(of: file) }
                 guard let header = crashGuard.map({ $0.guarding(file, on: .index, read) }) ?? read() else {
                     return nil
                 }
                 return HeaderCache.Facts(
                     captureDate: header.dateTimeOriginal.flatMap(CaptureDate.seconds(fromEXIF:)),
-                    uprightSize: header.displayedSize)
+                    uprightSize: header.displayedSize, rating: header.rating)
             }
         }
         // Headers are looked at in the cache's order (each slide's first file's path), so the cache is read and
@@ -61,18 +66,35 @@ struct CategoryIndexer {
             catalog.firstFileKey(at: $0).lexicographicallyPrecedes(catalog.firstFileKey(at: $1))
         }
         var sizes: [Int32: Size] = [:]
+        var unrated: Set<Int32> = []
         for (number, index) in byPath.enumerated() {
             if number % Self.batch == 0, isCancelled() { return nil }
             let slide = catalog.slide(at: index)
             guard let first = slide.files.first else { continue }
+            readNow = false
             let found = look(first)
-            if order == .newest {
+            let size = slide.renditions.last?.size ?? found?.facts?.uprightSize
+            if let minRating, (found?.facts?.rating ?? 0) < minRating { unrated.insert(index) }
+            switch order {
+            case .newest:
                 catalog.setTimestamp(Self.timestamp(of: slide, first: found, look: look), at: index)
+            case .shuffle:
+                // A file's time says when it was copied, not taken: only a capture date counts for the draw.
+                let captured = found?.facts?.captureDate
+                if let captured { catalog.setTimestamp(captured, at: index) }
+                catalog.setTraits(
+                    SlideTraits(
+                        captured: captured != nil, portrait: size.map(PortraitPairing.isPortrait) ?? false,
+                        fresh: readNow && cache.knewLibrary, rating: found?.facts?.rating),
+                    at: index)
+            case .name:
+                break
             }
-            if pairPortraits, slide.renditions.isEmpty, let size = found?.facts?.uprightSize { sizes[index] = size }
+            if pairPortraits, order != .shuffle, slide.renditions.isEmpty, let size { sizes[index] = size }
         }
-        if pairPortraits {
-            // Pairs are of photos next to each other in the show's order (shuffle shuffles the pairs).
+        if !unrated.isEmpty { catalog.remove(unrated) }
+        // `shuffle` pairs as it draws (SelectionEngine); the other orders pair photos next to each other.
+        if pairPortraits, order != .shuffle {
             let inOrder = order == .newest ? catalog.byName.sorted { catalog.newerFirst($0, $1) } : catalog.byName
             let paired = PortraitPairing.pair(inOrder.map { catalog.slide(at: $0) }) { slide in
                 guard let size = slide.renditions.last?.size ?? catalog.index(of: slide.id).flatMap({ sizes[$0] })

@@ -20,6 +20,8 @@ final class HeaderCache {
         /// Seconds since the epoch from EXIF `DateTimeOriginal`, when the photo has one.
         var captureDate: Double?
         var uprightSize: Size?
+        /// `xmp:Rating`, when the photo has one.
+        var rating: Int? = nil
     }
 
     private struct Line {
@@ -32,7 +34,7 @@ final class HeaderCache {
         var offset: Int
     }
 
-    static let formatLine = "vitrine header cache 1"
+    static let formatLine = "vitrine header cache 2"
 
     /// The cache file; nil keeps nothing across indexes.
     let file: String?
@@ -44,6 +46,8 @@ final class HeaderCache {
     private var changed = false
     private var lastAsked: [UInt8]?
     private var problem: String?
+    /// A cache file was there to read: a photo it does not know is new since the last index.
+    private(set) var knewLibrary = false
     private(set) var headersRead = 0
     private(set) var entriesReused = 0
 
@@ -56,6 +60,7 @@ final class HeaderCache {
             first.bytes.dropLast().elementsEqual(Self.formatLine.utf8)
         {
             self.reader = reader
+            knewLibrary = true
             advance()
         } else {
             // No cache yet (or one not of this format): a new one is written from the start.
@@ -115,7 +120,8 @@ final class HeaderCache {
         if let facts {
             let date = facts.captureDate.map { "\($0)" } ?? "-"
             let dimensions = facts.uprightSize.map { "\($0.width)\t\($0.height)" } ?? "-\t-"
-            writer?.append(Array("\(size)\t\(modified)\t\(date)\t\(dimensions)\t".utf8)[...])
+            let rating = facts.rating.map(String.init) ?? "-"
+            writer?.append(Array("\(size)\t\(modified)\t\(date)\t\(dimensions)\t\(rating)\t".utf8)[...])
             writer?.append(key[...])
             writer?.append([UInt8(ascii: "\n")][...])
         }
@@ -178,17 +184,19 @@ final class HeaderCache {
 
     private static func parse(_ bytes: ArraySlice<UInt8>, offset: Int) -> Line? {
         let fields = bytes.dropLast().split(
-            separator: UInt8(ascii: "\t"), maxSplits: 5, omittingEmptySubsequences: false)
-        guard fields.count == 6, let size = number(fields[0]), let modified = number(fields[1]), !fields[5].isEmpty
+            separator: UInt8(ascii: "\t"), maxSplits: 6, omittingEmptySubsequences: false)
+        guard fields.count == 7, let size = number(fields[0]), let modified = number(fields[1]), !fields[6].isEmpty
         else { return nil }
+        let rating = Int(String(decoding: fields[5], as: UTF8.self)).flatMap { (-1...5).contains($0) ? $0 : nil }
         let captureDate = Double(String(decoding: fields[2], as: UTF8.self))
         var uprightSize: Size?
         if let width = number(fields[3]), let height = number(fields[4]), width > 0, height > 0 {
             uprightSize = Size(width: Int(width), height: Int(height))
         }
         return Line(
-            path: fields[5], size: size, modified: modified,
-            facts: Facts(captureDate: captureDate, uprightSize: uprightSize), bytes: bytes, offset: offset)
+            path: fields[6], size: size, modified: modified,
+            facts: Facts(captureDate: captureDate, uprightSize: uprightSize, rating: rating), bytes: bytes,
+            offset: offset)
     }
 
     private static func number(_ bytes: ArraySlice<UInt8>) -> Int64? {

@@ -13,6 +13,7 @@ final class IndexWorker {
         var category: LibraryCategory
         var order: PlaybackOrder
         var pairPortraits: Bool
+        var minRating: Int? = nil
         /// Files still being written: left out.
         var beingWritten: Set<String>
         /// For a category the show already plays: what it has, so the worker tells what was added and removed.
@@ -134,7 +135,10 @@ final class IndexWorker {
             renditionCache: reader.renditionCache, crashGuard: reader.crashGuard, isCancelled: isCancelled)
         let index: CategoryIndexer.Index
         do {
-            guard let read = try indexer.index(of: job.category, order: job.order, excluding: job.beingWritten) else {
+            guard
+                let read = try indexer.index(
+                    of: job.category, order: job.order, minRating: job.minRating, excluding: job.beingWritten)
+            else {
                 return nil
             }
             index = read

@@ -13,12 +13,16 @@ package final class LibraryFollower {
         package var playlist: Playlist?
         package var order: PlaybackOrder
         package var pairPortraits: Bool
+        package var minRating: Int?
 
-        package init(active: String?, playlist: Playlist?, order: PlaybackOrder, pairPortraits: Bool) {
+        package init(
+            active: String?, playlist: Playlist?, order: PlaybackOrder, pairPortraits: Bool, minRating: Int? = nil
+        ) {
             self.active = active
             self.playlist = playlist
             self.order = order
             self.pairPortraits = pairPortraits
+            self.minRating = minRating
         }
     }
 
@@ -244,7 +248,7 @@ package final class LibraryFollower {
         let show = self.show()
         awaitedIndex = indexer.submit(
             IndexWorker.Job(
-                category: category, order: show.order, pairPortraits: show.pairPortraits,
+                category: category, order: show.order, pairPortraits: show.pairPortraits, minRating: show.minRating,
                 beingWritten: watcher.beingWritten, watchDescriptor: watcher.descriptor))
     }
 
@@ -303,7 +307,7 @@ package final class LibraryFollower {
         changesWaiting = nil
         awaitedIndex = indexer.submit(
             IndexWorker.Job(
-                category: category, order: show.order, pairPortraits: show.pairPortraits,
+                category: category, order: show.order, pairPortraits: show.pairPortraits, minRating: show.minRating,
                 beingWritten: watcher.beingWritten,
                 refresh: IndexWorker.Refresh(
                     known: playlist.catalog, finished: changes.finished, treeReplaced: changes.rootReplaced),

@@ -13,7 +13,7 @@ package final class PositionKeeper {
     private let timer: MonotonicTimer
     private let library: String
     private let log: EventLog
-    private var unsaved: SlideID?
+    private var unsaved: (slide: SlideID, selection: SelectionState?)?
     private var lastSave = -Double.infinity
     private let writer: PositionWriter
 
@@ -29,8 +29,8 @@ package final class PositionKeeper {
     package var descriptor: Int32 { timer.descriptor }
 
     /// A slide reached the screen (or was taken for a dark one): saved now, or when the spacing allows.
-    package func shown(_ slide: SlideID, now: Double) {
-        unsaved = slide
+    package func shown(_ slide: SlideID, selection: SelectionState? = nil, now: Double) {
+        unsaved = (slide, selection)
         if now - lastSave >= spacing {
             save()
         } else {
@@ -50,9 +50,9 @@ package final class PositionKeeper {
         if let failure = writer.takeFailure() {
             log(.warning, "cannot save the position (\(failure)); the last saved one stays")
         }
-        guard let slide = unsaved else { return }
+        guard let (slide, selection) = unsaved else { return }
         lastSave = MonotonicClock.seconds()
-        writer.write(PositionStore.Position(library: library, slide: slide))
+        writer.write(PositionStore.Position(library: library, slide: slide, selection: selection))
         unsaved = nil
     }
 

@@ -7,17 +7,20 @@ import VitrinePlatform
     import Musl
 #endif
 
-/// The slide on screen, kept in a small file so a player that is killed, crashes or loses power comes back to it.
+/// The slide on screen (and, in `shuffle`, the round it is in), kept in a small file so a player that is killed, crashes or loses power comes back to it.
 /// Each save writes a whole new file under a temporary name, flushes it and renames it over the old one: a failed
 /// save (a full disk, a read-only card) leaves the last good position as it was.
 public struct PositionStore: Sendable {
     public struct Position: Equatable, Sendable {
         public var library: String
         public var slide: SlideID
+        /// The `shuffle` round the slide is in.
+        public var selection: SelectionState?
 
-        public init(library: String, slide: SlideID) {
+        public init(library: String, slide: SlideID, selection: SelectionState? = nil) {
             self.library = library
             self.slide = slide
+            self.selection = selection
         }
     }
 
@@ -41,14 +44,17 @@ public struct PositionStore: Sendable {
             let library = try? object.string("library"), let category = try? object.string("category"),
             let slide = try? object.string("slide")
         else { return nil }
-        return Position(library: library, slide: SlideID(category: category, name: slide))
+        // A round that cannot be read is started afresh; the slide is still resumed.
+        let selection = object["selection"].flatMap(SelectionState.parse)
+        return Position(library: library, slide: SlideID(category: category, name: slide), selection: selection)
     }
 
     public func save(_ position: Position) throws(FileError) {
+        let selection = position.selection.map { ",\"selection\":\($0.json)" } ?? ""
         let text =
-            "{\"version\":1,\"library\":\(JSONText.quote(position.library)),"
+            "{\"version\":2,\"library\":\(JSONText.quote(position.library)),"
             + "\"category\":\(JSONText.quote(position.slide.category)),"
-            + "\"slide\":\(JSONText.quote(position.slide.name))}\n"
+            + "\"slide\":\(JSONText.quote(position.slide.name))\(selection)}\n"
         try FileBytes.writeAtomically(Array(text.utf8), to: path, durable: true)
     }
 }

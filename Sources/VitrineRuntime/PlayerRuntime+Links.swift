@@ -260,6 +260,9 @@ extension PlayerRuntime {
             category: player.active, slide: slide?.name, position: mqttPosition?.position, count: count,
             paused: player.timer.reasons.sorted(), screenOn: display.isPoweredOn && player.screen.isOn,
             present: presenceAndButtons?.isPresent, interval: player.options.interval, profile: profileNow.id)
+        let status = player.status(now: MonotonicClock.seconds())
+        state.why = status.why?.rawValue
+        state.favourite = status.favourite
         state.sources = (syncs?.machines ?? []).map { machine in
             guard let running = machine.running else {
                 return MQTTState.Source(name: machine.name, state: machine.state.name)

@@ -138,6 +138,8 @@ extension PlayerRuntime {
             "\"slide\":\(status.slide.map { JSONText.quote($0.name) } ?? "null")",
             "\"position\":\(status.position.map(String.init) ?? "null")",
             "\"count\":\(status.count)",
+            "\"why\":\(status.why.map { JSONText.quote($0.rawValue) } ?? "null")",
+            "\"favourite\":\(status.favourite)",
             "\"paused\":[\(status.paused.map { JSONText.quote($0.rawValue) }.joined(separator: ","))]",
             "\"seconds_left\":\(JSONText.number(status.secondsLeft))",
             "\"frames_cached\":\(status.framesCached)",

@@ -113,18 +113,27 @@ extension PlayerRuntime {
         send(.release(.unplugged, now: now))
     }
 
-    /// Puts the screen in the state the schedule asks for now, and arms the timer for the next change.
+    /// Puts the screen in the state the schedule asks for now, tells the show the date (for "on this day"), and
+    /// arms the timer for the next change of either: the wall-clock timer also fires when the clock is set, so a
+    /// step of the clock (NTP at boot, a new zone) is followed at once.
     func followSchedule() {
         let now = WallClockTimer.now()
+        let local = LocalTime.now()
+        let today = ShowDay(local)
+        if player.today?.dayNumber != today.dayNumber {
+            send(.today(today, now: MonotonicClock.seconds()))
+        }
+        // Local midnight; on a day of a daylight-saving change the timer may fire an hour off, and is armed again.
+        let midnight = local.epoch - (local.hour * 3600 + local.minute * 60 + local.second) + 86400
         guard let schedule = configuration.settings.screenSchedule else {
             // Armed anyway: the kernel cancels a TFD_TIMER_CANCEL_ON_SET timer when it resumes from S3
             // (timerfd_resume), so the loop wakes the moment the system does and can tell the show it slept.
-            scheduleTimer.arm(atEpochSeconds: now.epoch + 86400)
+            scheduleTimer.arm(atEpochSeconds: min(midnight, now.epoch + 86400))
             return
         }
         send(.command(.screen(on: schedule.isOn(atMinute: now.minuteOfDay)), now: MonotonicClock.seconds()))
         let minutes = schedule.minutesUntilChange(fromMinute: now.minuteOfDay)
-        scheduleTimer.arm(atEpochSeconds: now.epoch - now.secondOfMinute + minutes * 60)
+        scheduleTimer.arm(atEpochSeconds: min(midnight, now.epoch - now.secondOfMinute + minutes * 60))
     }
 
     /// Looks at the clocks for a sleep before anything that woke the loop is handled.
@@ -171,7 +180,9 @@ extension PlayerRuntime {
         if settings.library != configuration.settings.library {
             log("the library path changes on restart; still playing \(library.root)")
         }
-        let pairingChanged = settings.pairPortraits != configuration.settings.pairPortraits
+        let pairingChanged =
+            settings.pairPortraits != configuration.settings.pairPortraits
+            || settings.minRating != configuration.settings.minRating
         if settings.metricsFile != configuration.settings.metricsFile {
             metricsWriter = settings.metricsFile.map { MetricsWriter(path: $0) }
             if metricsWriter == nil { metricsTimer.disarm() } else { metricsTimer.arm(at: now) }
@@ -231,12 +242,15 @@ extension PlayerRuntime {
         var options = player.options
         options.interval = settings.interval
         options.order = settings.order
+        options.mix = settings.mix
+        options.pairPortraits = settings.pairPortraits && profileNow.compose.width > profileNow.compose.height
         options.wakeOutsideSchedule = settings.presence?.wakeOutsideSchedule ?? false
         options.transitionSeconds = display.fadeSeconds ?? 0
         log.forgetWarnings()
         log("config reloaded from \(path)")
         perform(player.update(options))
-        // Pairs are made when a category is indexed: index the active one again.
+        // Pairs (in name and newest order) and the rating filter are made when a category is indexed: index the
+        // active one again.
         if pairingChanged, let active = player.active { send(.command(.category(.named(active)), now: now)) }
         return nil
     }

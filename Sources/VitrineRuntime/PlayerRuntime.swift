@@ -33,6 +33,7 @@ public final class PlayerRuntime {
     var figures = MetricsWriter.Figures()
     /// Saves the slide on screen for a restart, when a position file is set.
     let position: PositionKeeper?
+    let favouritesStore: FavouritesStore?
     package let library: Library
     let profile: DeviceProfile
     public let budget: MemoryBudget
@@ -143,9 +144,18 @@ public final class PlayerRuntime {
         places = Self.openPlaces(settings, keeping: nil, log: log)
         renderOptions = Self.renderOptions(settings, profile: profile, places: places)
         let positionStore = PositionStore.path(settings: settings).map { PositionStore(path: $0) }
+        do {
+            favouritesStore = try FavouritesStore.path(settings: settings).map { (path) throws(RuntimeError) in
+                try FavouritesStore(path: path, log: log)
+            }
+        } catch {
+            throw PlayError("\(error)")
+        }
         var resume: SlideID?
+        var resumeSelection: SelectionState?
         if let saved = positionStore?.load(), saved.library == library.root, !configuration.ignoresSavedPosition {
             resume = saved.slide
+            resumeSelection = saved.selection
         }
         let frameBytes = profile.compose.xrgbByteCount ?? 0
         let fades = Self.fadeSeconds(
@@ -171,7 +181,11 @@ public final class PlayerRuntime {
                 interval: settings.interval, order: settings.order, startCategory: settings.startCategory,
                 keepPrevious: keepPrevious, seed: UInt64(truncatingIfNeeded: Int(MonotonicClock.seconds() * 1e6)),
                 pauseOnInput: settings.pauseOnInput, transitionSeconds: fades ?? 0, resume: resume,
-                wakeOutsideSchedule: settings.presence?.wakeOutsideSchedule ?? false))
+                wakeOutsideSchedule: settings.presence?.wakeOutsideSchedule ?? false, mix: settings.mix,
+                pairPortraits: settings.pairPortraits && profile.compose.width > profile.compose.height,
+                resumeSelection: resumeSelection),
+            favourites: favouritesStore?.load(rating: settings.favouriteRating)
+                ?? Favourites(rating: settings.favouriteRating))
         inputRouter = InputRouter(
             gestures: GestureRecognizer(
                 rotation: profile.rotation, physicalSize: opened.connector?.physicalSizeMillimetres,
@@ -401,6 +415,7 @@ public final class PlayerRuntime {
     private func shutdown() {
         notifier?.send("STOPPING=1")
         position?.saveAndWait()
+        favouritesStore?.finish()
         writeMetrics()
         // The screen first (the console back at once), then the worker, which may be in the middle of a photo.
         display.close()
@@ -516,8 +531,9 @@ public final class PlayerRuntime {
     /// What the show plays, for the library follower at each call.
     var followedShow: LibraryFollower.Show {
         LibraryFollower.Show(
-            active: player.active, playlist: player.playlist, order: player.options.order, pairPortraits: pairsPortraits
-        )
+            active: player.active, playlist: player.playlist, order: player.options.order,
+            pairPortraits: pairsPortraits,
+            minRating: configuration.settings.minRating)
     }
 
     func perform(_ actions: [Player.Action]) {
@@ -538,8 +554,8 @@ public final class PlayerRuntime {
             present(
                 frame,
                 PresentRecord(
-                    category: id.category, slide: id.name, file: decode?.file, decodeMilliseconds: decode?.milliseconds)
-            )
+                    category: id.category, slide: id.name, file: decode?.file, decodeMilliseconds: decode?.milliseconds,
+                    why: player.playlist?.reason(of: id)?.rawValue))
         case .showBackground:
             display.show(.background(renderOptions.background))
         case .timer(.arm(let deadline, let generation)):
@@ -571,6 +587,12 @@ public final class PlayerRuntime {
             log(line)
         case .warn(let line):
             log(.warning, line)
+        case .saveFavourites(let favourites):
+            if let favouritesStore {
+                favouritesStore.save(favourites)
+            } else {
+                log("no favouritesFile (and no state folder): the stars last until the player stops")
+            }
         }
     }
 
@@ -666,7 +688,9 @@ public final class PlayerRuntime {
         }
         guard case .frame(let record) = shown else { return }
         presentedCount += 1
-        position?.shown(SlideID(category: record.category, name: record.slide), now: now)
+        position?.shown(
+            SlideID(category: record.category, name: record.slide), selection: player.playlist?.savedSelection(),
+            now: now)
         figures.slidesShown += 1
         figures.lastSlideTime = WallClock.seconds()
         if configuration.stats { logStats(record, now: now) }

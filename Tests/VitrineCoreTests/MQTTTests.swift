@@ -222,13 +222,15 @@ import Testing
     }
 
     @Test func theStateSaysWhatADashboardShows() {
-        let state = MQTTState(
+        var state = MQTTState(
             category: "Beach", slide: "a \"quoted\" name", position: 3, count: 12, paused: [.user], screenOn: false,
             present: true, interval: 7.5, profile: "pi-7in", version: "0.1.0")
+        state.why = SelectionReason.onThisDay.rawValue
+        state.favourite = true
         #expect(
             state.json
                 == "{\"category\":\"Beach\",\"slide\":\"a \\\"quoted\\\" name\",\"position\":3,\"count\":12,"
-                + "\"paused\":[\"user\"],\"screen\":\"off\",\"presence\":\"present\",\"interval\":7.5,"
+                + "\"why\":\"on this day\",\"favourite\":true,\"paused\":[\"user\"],\"screen\":\"off\",\"presence\":\"present\",\"interval\":7.5,"
                 + "\"profile\":\"pi-7in\",\"version\":\"0.1.0\"}")
         var synced = state
         synced.sources = [

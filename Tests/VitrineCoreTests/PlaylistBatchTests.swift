@@ -35,26 +35,6 @@ import VitrineCore
         #expect(playlist.next() == SlideID(category: "c", name: "p2"))
     }
 
-    @Test func shuffledArrivalsAllComeLaterInTheRound() {
-        let slides = (0..<300).map { Self.slide("p\($0)") }
-        var playlist = Playlist(slides: slides, order: .shuffle, seed: 9)
-        let onScreen = playlist.round[120].id
-        playlist.moveTo(onScreen)
-        let arrivals = (0..<100).map { Self.slide("new\($0)") }
-        playlist.add(arrivals)
-        #expect(playlist.count == 400)
-        let screen = playlist.number(of: onScreen) ?? 0
-        #expect(screen == 121)
-        let places = arrivals.compactMap { playlist.number(of: $0.id) }
-        #expect(places.count == 100)
-        #expect(places.allSatisfy { $0 > screen })
-        // A photo replaced under its name stays where it is.
-        let replaced = playlist.round[10].id
-        playlist.add([Slide(id: replaced, original: "/lib/c/other.jpg", renditions: [])])
-        #expect(playlist.round[10].original == "/lib/c/other.jpg")
-        #expect(playlist.count == 400)
-    }
-
     @Test func removingABatchWithTheSlideOnScreenGoesOnWithTheOneAfterIt() {
         var playlist = Playlist(slides: (0..<10).map { Self.slide("p\($0)") }, order: .name)
         playlist.moveTo(SlideID(category: "c", name: "p5"))

@@ -42,3 +42,75 @@ import VitrineCore
         #expect(Self.text(decode).contains("decode show Old/w"))
     }
 }
+
+/// `shuffle` through the player: status says why, a star is given to the photo on screen (both of a pair), and a
+/// restarted player takes up the round where the saved one left it.
+@Suite struct PlayerSelectionTests {
+    let budget = MemoryBudget(limit: 1 << 20)
+
+    func frame() throws -> Frame { try Frame(size: Size(width: 16, height: 16), budget: budget, purpose: "test") }
+
+    /// Carries the actions out the way the runtime would, at once: each decode succeeds, each flip completes.
+    /// Returns the slides presented.
+    static func run(_ player: inout Player, _ actions: [Player.Action], now: Double, frame: () throws -> Frame)
+        throws -> [SlideID]
+    {
+        var pending = actions
+        var presented: [SlideID] = []
+        while !pending.isEmpty {
+            let action = pending.removeFirst()
+            switch action {
+            case .decode(let request): pending += player.handle(.decoded(request, try frame(), now: now))
+            case .present(_, let id):
+                presented.append(id)
+                pending += player.handle(.flipDone(now: now))
+            default: break
+            }
+        }
+        return presented
+    }
+
+    /// Shows `count` more slides, one per timer expiry.
+    static func show(_ player: inout Player, _ count: Int, frame: () throws -> Frame) throws -> [SlideID] {
+        var shown: [SlideID] = []
+        var now = 100.0
+        while shown.count < count {
+            now += 10
+            let fired = player.handle(.timerFired(generation: player.timer.generation, now: now))
+            let presented = try run(&player, fired, now: now, frame: frame)
+            guard !presented.isEmpty else { break }
+            shown += presented
+        }
+        return shown
+    }
+
+    @Test func aRestartedPlayerTakesUpTheRoundAndStarsThePhotoOnScreen() throws {
+        let names = (0..<40).map { "p\($0)" }
+        var player = Player(options: Player.Options(interval: 10, order: .shuffle, seed: 1))
+        _ = player.handle(.today(ShowDay(year: 2026, month: 12, day: 6), now: 0))
+        _ = player.handle(.start(categories: ["A"], now: 0))
+        let indexed = player.handle(.indexed(category: "A", slides: PlayerTests.slides(names, in: "A"), now: 0))
+        var shown = try Self.run(&player, indexed, now: 0, frame: frame)
+        shown += try Self.show(&player, 14, frame: frame)
+        #expect(player.status(now: 0).why == .round)
+        let onScreen = try #require(player.current)
+        let starred = player.handle(.command(.favourite(nil), now: 200))
+        #expect(Self.text(starred).contains("log starred \(onScreen)"))
+        #expect(player.favourites.starred == [onScreen])
+        #expect(player.status(now: 200).favourite)
+        let saved = try #require(player.playlist?.savedSelection())
+        // The restart: the saved slide first, then the rest of the round, none of it seen before.
+        var restarted = Player(
+            options: Player.Options(interval: 10, order: .shuffle, seed: 2, resume: onScreen, resumeSelection: saved),
+            favourites: player.favourites)
+        _ = restarted.handle(.start(categories: ["A"], now: 0))
+        let again = restarted.handle(.indexed(category: "A", slides: PlayerTests.slides(names, in: "A"), now: 0))
+        #expect(try Self.run(&restarted, again, now: 0, frame: frame) == [onScreen])
+        #expect(restarted.status(now: 0).favourite)
+        let rest = try Self.show(&restarted, 40 - Set(shown).count, frame: frame)
+        #expect(Set(rest).isDisjoint(with: Set(shown)), "\(rest) repeats \(shown)")
+        #expect(Set(shown).union(rest).count == 40)
+    }
+
+    static func text(_ actions: [Player.Action]) -> [String] { actions.map(\.description) }
+}

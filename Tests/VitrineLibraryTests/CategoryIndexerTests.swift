@@ -19,6 +19,46 @@ import VitrineTestSupport
         return JPEGFixture.inserting(JPEGFixture.exifSegment(orientation: 1, dateTimeOriginal: taken), into: jpeg)
     }
 
+    /// `shuffle` reads what the selection engine weighs: the capture date (not a file time), the shape, the XMP
+    /// rating, and which photos are new since the last index; it makes no pairs itself (the engine pairs as it
+    /// draws). `minRating` leaves out lower-rated and unrated photos.
+    @Test func shuffleNotesDatesShapesRatingsAndWhatIsNew() throws {
+        let folder = try TemporaryFolder()
+        let library = "\(folder.path)/library"
+        let rated = JPEGFixture.inserting(
+            JPEGFixture.xmpSegment(rating: 5), into: try Self.photo(taken: "2019:12:06 10:00:00"))
+        try folder.write("library/c/a.jpg", rated)
+        try folder.write(
+            "library/c/b.jpg",
+            JPEGFixture.inserting(
+                JPEGFixture.xmpSegment(rating: 2), into: try Self.photo(taken: nil, size: Size(width: 8, height: 16))))
+        try folder.write("library/c/c.jpg", try Self.photo(taken: nil, size: Size(width: 8, height: 16)))
+        let category = LibraryCategory(name: "c", path: "\(library)/c")
+        let indexer = CategoryIndexer(
+            library: Library(root: library), pairPortraits: true, cacheDirectory: "\(folder.path)/cache")
+        let first = try #require(try indexer.index(of: category, order: .shuffle, excluding: []))
+        let catalog = first.catalog
+        #expect(catalog.count == 3, "portraits are not paired at index time in shuffle")
+        func traits(_ name: String, in catalog: SlideCatalog) -> SlideTraits? {
+            catalog.index(of: SlideID(category: "c", name: name)).map { catalog.traits(at: $0) }
+        }
+        #expect(traits("a", in: catalog) == SlideTraits(captured: true, portrait: false, rating: 5))
+        #expect(traits("b", in: catalog) == SlideTraits(captured: false, portrait: true, rating: 2))
+        #expect(traits("c", in: catalog) == SlideTraits(captured: false, portrait: true, rating: nil))
+        let a = try #require(catalog.index(of: SlideID(category: "c", name: "a")))
+        #expect(catalog.timestamp(at: a) == CaptureDate.seconds(fromEXIF: "2019:12:06 10:00:00"))
+        // A photo copied in while the player was away is new to the index; the others come from the cache.
+        try folder.write("library/c/d.jpg", try Self.photo(taken: nil))
+        let second = try #require(try indexer.index(of: category, order: .shuffle, excluding: []))
+        #expect(traits("d", in: second.catalog)?.fresh == true)
+        #expect(traits("a", in: second.catalog) == SlideTraits(captured: true, portrait: false, rating: 5))
+        #expect(second.headersRead == 1)
+        let filtered = try #require(try indexer.index(of: category, order: .name, minRating: 2, excluding: []))
+        #expect(filtered.catalog.slides.map(\.id.name) == ["a", "b"])
+        let top = try #require(try indexer.index(of: category, order: .shuffle, minRating: 5, excluding: []))
+        #expect(top.catalog.slides.map(\.id.name) == ["a"])
+    }
+
     /// The slides of an index in `newest` order.
     static func newest(_ index: CategoryIndexer.Index) -> [Slide] {
         Playlist(catalog: index.catalog, order: .newest).round
@@ -91,7 +131,7 @@ import VitrineTestSupport
         try folder.write("library/p/a.jpg", try Self.photo(taken: "2021:05:01 10:00:00"))
         try folder.write("library/p/b.jpg", try Self.photo(taken: nil))
         let category = LibraryCategory(name: "p", path: "\(library)/p")
-        try folder.write("cache/\(HeaderCache.fileName(for: category.path))", text: "vitrine header cache 1\n1\tx\n\n")
+        try folder.write("cache/\(HeaderCache.fileName(for: category.path))", text: "vitrine header cache 2\n1\tx\n\n")
         let indexer = CategoryIndexer(library: Library(root: library), cacheDirectory: "\(folder.path)/cache")
         let index = try #require(try indexer.index(of: category, order: .newest, excluding: []))
         #expect(index.headersRead == 2)

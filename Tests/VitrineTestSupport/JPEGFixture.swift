@@ -130,6 +130,18 @@ public enum JPEGFixture {
     }
 
     /// Inserts a segment right after SOI.
+    /// An APP1 XMP segment whose packet rates the photo (`xmp:Rating`), as Lightroom writes it.
+    public static func xmpSegment(rating: Int) -> [UInt8] {
+        let packet =
+            "<?xpacket begin=\"\u{FEFF}\" id=\"W5M0MpCehiHzreSzNTczkc9d\"?><x:xmpmeta xmlns:x=\"adobe:ns:meta/\">"
+            + "<rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\"><rdf:Description rdf:about=\"\" "
+            + "xmlns:xmp=\"http://ns.adobe.com/xap/1.0/\" xmp:Rating=\"\(rating)\"/></rdf:RDF></x:xmpmeta>"
+            + "<?xpacket end=\"w\"?>"
+        let payload = Array("http://ns.adobe.com/xap/1.0/".utf8) + [0] + Array(packet.utf8)
+        let length = payload.count + 2
+        return [0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 0xFF)] + payload
+    }
+
     public static func inserting(_ segment: [UInt8], into jpeg: [UInt8]) -> [UInt8] {
         Array(jpeg.prefix(2)) + segment + Array(jpeg.dropFirst(2))
     }
