@@ -171,6 +171,10 @@ function statusLine(status) {
   if (status.category !== null && status.category !== undefined) {
     parts.push(categoryLabel(status.category));
   }
+  if (status.playlist) {
+    const until = typeof status.playlist.until === "string" ? " until " + status.playlist.until.slice(11) : "";
+    parts.push(status.playlist.held_by_hand ? status.playlist.name + " (held by hand)" : status.playlist.name + until);
+  }
   if (status.position !== null && status.position !== undefined) {
     parts.push(status.position + " of " + status.count);
   } else if (status.count === 0) {

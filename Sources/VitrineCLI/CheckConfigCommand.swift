@@ -124,6 +124,22 @@ struct CheckConfigCommand {
             "minRating",
             settings.minRating.map { "\($0): photos rated lower (or unrated) are left out" } ?? "none: every photo")
         line("favouriteRating", "\(settings.favouriteRating) stars and more, and photos starred on the frame")
+        if let dayParts = settings.dayParts {
+            line(
+                "playlists",
+                "\(dayParts.parts.count), the first in force wins; a category chosen by hand holds them off "
+                    + (dayParts.hold.map { "for \(ConfigObject.format($0 / 60)) min" } ?? "until the next boundary"))
+            for part in dayParts.parts {
+                let categories = part.categories.map { $0.weight == 1 ? $0.name : "\($0.name) ×\($0.weight)" }
+                let dates = part.dates.map { ", \($0.from) to \($0.to)" } ?? ""
+                let interval = part.interval.map { ", \(ConfigObject.format($0)) s a slide" } ?? ""
+                console.out("    \(part.name): \(categories.joined(separator: ", "))\(dates)\(interval)\n")
+            }
+            // The week as it comes, from this week's Monday.
+            let today = LocalMinute(LocalTime.now())
+            console.out("    this week:\n")
+            for row in dayParts.week(from: today.day - (today.weekday - 1)) { console.out("      \(row)\n") }
+        }
         line(
             "favouritesFile",
             FavouritesStore.path(settings: settings) ?? "none (stars given on the frame last until the player stops)")

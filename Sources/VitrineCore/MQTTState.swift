@@ -14,6 +14,8 @@ public struct MQTTState: Equatable, Sendable {
     /// Why the slide on screen was chosen (`SelectionReason`), and whether it is a favourite.
     public var why: String?
     public var favourite = false
+    /// The day-part of `playlists` in force; absent from the JSON without playlists.
+    public var playlist: String?
     /// Each source's sync, as `status` says it; absent from the JSON without sources.
     public var sources: [Source] = []
 
@@ -73,6 +75,7 @@ public struct MQTTState: Equatable, Sendable {
             "\"version\":\(JSONText.quote(version))",
         ]
         let list = sources.isEmpty ? [] : ["\"sources\":[\(sources.map(\.json).joined(separator: ","))]"]
-        return "{" + (fields + list).joined(separator: ",") + "}"
+        let playlist = self.playlist.map { ["\"playlist\":\(JSONText.quote($0))"] } ?? []
+        return "{" + (fields + playlist + list).joined(separator: ",") + "}"
     }
 }

@@ -26,13 +26,16 @@ public struct Player {
         public var pairPortraits: Bool
         /// A `shuffle` round saved with the position: taken up when its category is indexed first.
         public var resumeSelection: SelectionState?
+        /// Seconds a category chosen by hand holds a day-part off; nil: until the next boundary.
+        public var dayPartHold: Double?
 
         public init(
             interval: Double = 10, order: PlaybackOrder = .name, startCategory: String? = nil,
             keepPrevious: Bool = false, seed: UInt64 = 0x5EED, pauseOnInput: Double = 30, transitionSeconds: Double = 0,
             resume: SlideID? = nil, wakeOutsideSchedule: Bool = false, mix: SelectionMix = .plain,
-            pairPortraits: Bool = false, resumeSelection: SelectionState? = nil
+            pairPortraits: Bool = false, resumeSelection: SelectionState? = nil, dayPartHold: Double? = nil
         ) {
+            self.dayPartHold = dayPartHold
             self.mix = mix
             self.pairPortraits = pairPortraits
             self.resumeSelection = resumeSelection
@@ -76,6 +79,8 @@ public struct Player {
         case seen(now: Double)
         /// The date as the frame's wall shows it: at start, and when the day turns or the clock is set.
         case today(ShowDay, now: Double)
+        /// A day-part of `playlists` came into force (nil: none is), at its boundary.
+        case dayPart(DayParts.Part?, now: Double)
 
         /// A category read, from a list of slides (tests and small libraries).
         public static func indexed(category: String, slides: [Slide], now: Double) -> Event {
@@ -88,7 +93,8 @@ public struct Player {
                 .decoded(_, _, let now), .decodeFailed(_, _, let now), .flipDone(let now), .hold(_, let now),
                 .release(_, let now), .woke(let now), .command(_, let now), .photosAdded(_, _, let now),
                 .photosRemoved(_, _, let now), .categoriesChanged(_, let now), .redraw(let now), .user(_, let now),
-                .inputHoldEnded(let now), .presence(_, _, let now), .seen(let now), .today(_, let now):
+                .inputHoldEnded(let now), .presence(_, _, let now), .seen(let now), .today(_, let now),
+                .dayPart(_, let now):
                 return now
             }
         }
@@ -152,6 +158,9 @@ public struct Player {
         public var why: SelectionReason?
         /// Whether the slide on screen is a favourite (every photo of a pair).
         public var favourite: Bool
+        /// The day-part in force, and whether a category chosen by hand holds it off.
+        public var dayPart: String?
+        public var heldByHand: Bool
     }
 
     public private(set) var options: Options
@@ -180,6 +189,8 @@ public struct Player {
     /// Starred and unstarred photos (loaded by the runtime, changed by `favourite`).
     public private(set) var favourites: Favourites
     public private(set) var today: ShowDay?
+    /// `playlists`: the day-part in force and its rotation.
+    public private(set) var dayParts = DayPartRotation()
 
     public init(options: Options, favourites: Favourites = Favourites()) {
         self.options = options
@@ -200,7 +211,8 @@ public struct Player {
             category: active, slide: current, position: current.flatMap { playlist?.number(of: $0) },
             count: playlist?.count ?? 0, paused: timer.reasons.sorted(), secondsLeft: timer.secondsLeft(now: now),
             framesCached: cache.count, presented: presented, why: current.flatMap { playlist?.reason(of: $0) },
-            favourite: current.map(isFavourite) ?? false)
+            favourite: current.map(isFavourite) ?? false, dayPart: dayParts.part?.name,
+            heldByHand: dayParts.heldUntil != nil)
     }
 
     public mutating func handle(_ event: Event) -> [Action] {
@@ -227,13 +239,19 @@ public struct Player {
             return actions + switchTo(first)
         case .indexed(let category, let catalog, _):
             guard category == active, playlist == nil else { return [] }
-            let saved = resumeSelection?.category == category ? resumeSelection : nil
+            let left = dayParts.takeLeft(category)
+            let saved = left?.selection ?? (resumeSelection?.category == category ? resumeSelection : nil)
             resumeSelection = nil
             playlist = Playlist(
                 catalog: catalog, order: options.order,
                 selection: Playlist.Selection(
                     mix: options.mix, pairPortraits: options.pairPortraits, favourites: favourites, seed: options.seed,
                     today: today, saved: saved))
+            // A category a day-part rotated away from goes on after the slide it was left at.
+            if let left, playlist?.slide(left.slide) != nil {
+                playlist?.moveTo(left.slide)
+                if let next = playlist?.next(after: left.slide) { return want(next) }
+            }
             let resume = resumeAt
             resumeAt = nil
             if let resume, resume.category == category, playlist?.slide(resume) != nil {
@@ -253,6 +271,7 @@ public struct Player {
             return [.warn("cannot read category \(Self.label(category)): \(message)")]
         case .timerFired(let fired, let now):
             guard timer.expire(generation: fired, now: now), var playlist else { return [] }
+            if let rotated = rotateDayPart(now: now) { return rotated }
             let next = playlist.next()
             self.playlist = playlist
             guard let next, next != current else { return [.timer(timer.restart(now: now))] }
@@ -316,6 +335,8 @@ public struct Player {
             today = day
             playlist?.setToday(day)
             return []
+        case .dayPart(let part, let now):
+            return enterDayPart(part, now: now)
         case .seen:
             let wasOn = screen.isOn
             screen.seen()
@@ -450,24 +471,69 @@ public struct Player {
             return actions
         case .category(let target):
             guard !categories.isEmpty else { return [.log("the library has no categories")] }
-            let index = active.flatMap { categories.firstIndex(of: $0) } ?? 0
-            switch target {
-            case .next: return switchTo(categories[(index + 1) % categories.count])
-            case .previous: return switchTo(categories[(index + categories.count - 1) % categories.count])
-            case .number(let number):
-                guard (1...categories.count).contains(number) else { return [.log("there is no category \(number)")] }
-                return switchTo(categories[number - 1])
-            case .named(let name):
-                guard categories.contains(name) else {
-                    return [
-                        .log(
-                            "no category named \"\(name)\" (have: \(categories.map(Self.label).joined(separator: ", ")))"
-                        )
-                    ]
-                }
-                return switchTo(name)
-            }
+            let switched = switchCategory(target)
+            guard let part = dayParts.part, switched.contains(where: { if case .index = $0 { true } else { false } })
+            else { return switched }
+            dayParts.chosenByHand(now: now, hold: options.dayPartHold)
+            let until = options.dayPartHold.map { "for \(JSONText.number($0 / 60)) min" } ?? "until the next boundary"
+            return switched + [.log("a category chosen by hand holds playlist \"\(part.name)\" off \(until)")]
         }
+    }
+
+    private mutating func switchCategory(_ target: ControlCommand.CategoryTarget) -> [Action] {
+        let index = active.flatMap { categories.firstIndex(of: $0) } ?? 0
+        switch target {
+        case .next: return switchTo(categories[(index + 1) % categories.count])
+        case .previous: return switchTo(categories[(index + categories.count - 1) % categories.count])
+        case .number(let number):
+            guard (1...categories.count).contains(number) else { return [.log("there is no category \(number)")] }
+            return switchTo(categories[number - 1])
+        case .named(let name):
+            guard categories.contains(name) else {
+                return [
+                    .log("no category named \"\(name)\" (have: \(categories.map(Self.label).joined(separator: ", ")))")
+                ]
+            }
+            return switchTo(name)
+        }
+    }
+
+    /// A day-part came into force at its boundary (or none did): its interval from the next slide, and its first
+    /// category at once unless one of its categories is already on screen.
+    private mutating func enterDayPart(_ part: DayParts.Part?, now: Double) -> [Action] {
+        guard dayParts.part != part else { return [] }
+        dayParts.set(part)
+        timer.changeInterval(to: part?.interval ?? options.interval)
+        guard let part else { return [.log("no playlist in force")] }
+        var actions: [Action] = [.log("playlist \"\(part.name)\" in force")]
+        guard let target = dayParts.nextCategory(in: categories) else {
+            return actions + [.warn("playlist \"\(part.name)\" names no category of the library; the show goes on")]
+        }
+        if let active, part.categories.contains(where: { $0.name == active }), !dayParts.rotates(in: categories) {
+            return actions
+        }
+        if target != active { actions += leaveForDayPart(target) }
+        return actions
+    }
+
+    /// At the end of a slide's interval: the next slide's category, when the day-part in force rotates between
+    /// several, or when a category chosen by hand has held long enough. Nil: the slide comes from this category.
+    private mutating func rotateDayPart(now: Double) -> [Action]? {
+        guard dayParts.part != nil else { return nil }
+        let wasHeld = dayParts.heldUntil != nil
+        guard !dayParts.isHeld(now: now) else { return nil }
+        guard wasHeld || dayParts.rotates(in: categories), let target = dayParts.nextCategory(in: categories),
+            target != active
+        else { return nil }
+        return (wasHeld ? [.log("the category chosen by hand has held long enough")] : []) + leaveForDayPart(target)
+    }
+
+    /// Switches to `category`, remembering where the category on screen was left (and its round) for its turn.
+    private mutating func leaveForDayPart(_ category: String) -> [Action] {
+        if let active, let current, current.category == active {
+            dayParts.leave(active, at: current, selection: playlist?.savedSelection())
+        }
+        return switchTo(category)
     }
 
     /// Whether every photo of the slide is a favourite.

@@ -15,6 +15,8 @@ public struct Settings: Sendable, Equatable {
     public var minRating: Int?
     /// Photos rated this many stars or more are favourites (besides those starred on the frame).
     public var favouriteRating = 4
+    /// `playlists`: day-parts for signage; nil: none.
+    public var dayParts: DayParts?
     /// Where stars given on the frame are kept; nil means `$STATE_DIRECTORY/favourites.txt` under systemd (else
     /// none: stars last until the player stops), "" means never.
     public var favouritesFile: String?
@@ -95,7 +97,7 @@ public struct Settings: Sendable, Equatable {
         "transition", "transitionSeconds", "pairPortraits", "caption", "captionPosition", "captionSize", "locale",
         "metricsFile", "metricsInterval", "positionFile", "positionSaveInterval", "rescanInterval",
         "headerCacheFolder", "renditionCacheFolder", "gpio", "presence", "mqtt", "cec", "web", "overlay",
-        "sources", "mix", "minRating", "favouriteRating", "favouritesFile",
+        "sources", "mix", "minRating", "favouriteRating", "favouritesFile", "playlists", "playlistHold",
     ]
     public static let displayKeyNames = ["backend", "device", "connector", "mode", "headlessSize", "vtSwitching"]
     public static let scheduleKeyNames = ["off", "on"]
@@ -250,6 +252,12 @@ public struct Settings: Sendable, Equatable {
         if let overlaySection, settings.overlay?.texts.isEmpty == false, settings.mqtt == nil {
             throw overlaySection.failure(
                 "texts", "the texts come from MQTT topics: add an mqtt section naming the broker")
+        }
+        let hold = try object.number("playlistHold", in: 1...1440)
+        if let playlists = try object.array("playlists") {
+            settings.dayParts = try DayParts.parse(playlists, hold: hold, file: file)
+        } else if hold != nil {
+            throw object.failure("playlistHold", "holds the playlists off, and there are none (add \"playlists\")")
         }
         if let schedule = try object.object("screenSchedule") {
             try schedule.rejectUnknownKeys(allowed: scheduleKeyNames)

@@ -49,6 +49,8 @@ public final class SnapshotWriter {
         }
         if let fadeWeight { fields.append("\"fade\":\(JSONText.number(Double(fadeWeight) / 256))") }
         fields.append("\"t\":\(JSONText.number(now - started))")
+        // The wall clock too, so a test can hold a slide against a time of day (a day-part's boundary).
+        fields.append("\"wall\":\(JSONText.number((WallClock.seconds() * 1000).rounded() / 1000))")
         append("{" + fields.joined(separator: ",") + "}\n", to: "\(directory)/presented.jsonl")
     }
 

@@ -263,6 +263,7 @@ extension PlayerRuntime {
         let status = player.status(now: MonotonicClock.seconds())
         state.why = status.why?.rawValue
         state.favourite = status.favourite
+        state.playlist = status.dayPart
         state.sources = (syncs?.machines ?? []).map { machine in
             guard let running = machine.running else {
                 return MQTTState.Source(name: machine.name, state: machine.state.name)

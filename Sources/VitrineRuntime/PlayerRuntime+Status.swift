@@ -129,6 +129,15 @@ extension PlayerRuntime {
             + "\"tv\":\"\(state.tvPower.rawValue)\",\"active_source\":\(state.isActiveSource)}"
     }
 
+    /// The day-part in force for `status` and MQTT: its name, until when (local time), and whether a category chosen
+    /// by hand holds it off; null when `playlists` has none in force.
+    func playlistJSON(_ status: Player.Status) -> String {
+        guard let name = status.dayPart else { return "null" }
+        return
+            "{\"name\":\(JSONText.quote(name)),\"until\":\(dayPartUntil.map { JSONText.quote($0.description) } ?? "null"),"
+            + "\"held_by_hand\":\(status.heldByHand)}"
+    }
+
     func statusLine(now: Double) -> String {
         let status = player.status(now: now)
         let mib = { (bytes: Int) in JSONText.number(Double(bytes) / 1_048_576) }
@@ -140,6 +149,7 @@ extension PlayerRuntime {
             "\"count\":\(status.count)",
             "\"why\":\(status.why.map { JSONText.quote($0.rawValue) } ?? "null")",
             "\"favourite\":\(status.favourite)",
+            "\"playlist\":\(playlistJSON(status))",
             "\"paused\":[\(status.paused.map { JSONText.quote($0.rawValue) }.joined(separator: ","))]",
             "\"seconds_left\":\(JSONText.number(status.secondsLeft))",
             "\"frames_cached\":\(status.framesCached)",

@@ -124,16 +124,22 @@ extension PlayerRuntime {
             send(.today(today, now: MonotonicClock.seconds()))
         }
         // Local midnight; on a day of a daylight-saving change the timer may fire an hour off, and is armed again.
-        let midnight = local.epoch - (local.hour * 3600 + local.minute * 60 + local.second) + 86400
+        var deadline = local.epoch - (local.hour * 3600 + local.minute * 60 + local.second) + 86400
+        let minute = LocalMinute(local)
+        let dayParts = configuration.settings.dayParts
+        let part = dayParts.flatMap { parts in parts.inForce(at: minute).map { parts.parts[$0] } }
+        if player.dayParts.part != part { send(.dayPart(part, now: MonotonicClock.seconds())) }
+        dayPartUntil = dayParts?.nextChange(after: minute)
+        if let boundary = dayPartUntil { deadline = min(deadline, boundary.epoch) }
         guard let schedule = configuration.settings.screenSchedule else {
             // Armed anyway: the kernel cancels a TFD_TIMER_CANCEL_ON_SET timer when it resumes from S3
             // (timerfd_resume), so the loop wakes the moment the system does and can tell the show it slept.
-            scheduleTimer.arm(atEpochSeconds: min(midnight, now.epoch + 86400))
+            scheduleTimer.arm(atEpochSeconds: min(deadline, now.epoch + 86400))
             return
         }
         send(.command(.screen(on: schedule.isOn(atMinute: now.minuteOfDay)), now: MonotonicClock.seconds()))
         let minutes = schedule.minutesUntilChange(fromMinute: now.minuteOfDay)
-        scheduleTimer.arm(atEpochSeconds: min(midnight, now.epoch - now.secondOfMinute + minutes * 60))
+        scheduleTimer.arm(atEpochSeconds: min(deadline, now.epoch - now.secondOfMinute + minutes * 60))
     }
 
     /// Looks at the clocks for a sleep before anything that woke the loop is handled.
@@ -243,6 +249,7 @@ extension PlayerRuntime {
         options.interval = settings.interval
         options.order = settings.order
         options.mix = settings.mix
+        options.dayPartHold = settings.dayParts?.hold
         options.pairPortraits = settings.pairPortraits && profileNow.compose.width > profileNow.compose.height
         options.wakeOutsideSchedule = settings.presence?.wakeOutsideSchedule ?? false
         options.transitionSeconds = display.fadeSeconds ?? 0

@@ -95,6 +95,8 @@ public final class PlayerRuntime {
     /// The web remote is to be made anew with the settings (a reload moved it), once the loop's turn is over.
     var webRestartDue = false
     let scheduleTimer: WallClockTimer
+    /// When the day-part in force (or none) gives way to another, local time; nil when nothing changes soon.
+    var dayPartUntil: LocalMinute?
     private var armedGeneration: Int?
     private var armedDeadline: Double?
     /// The deadline that made the show advance, until the slide it asked for is on screen (for `--stats`).
@@ -183,7 +185,7 @@ public final class PlayerRuntime {
                 pauseOnInput: settings.pauseOnInput, transitionSeconds: fades ?? 0, resume: resume,
                 wakeOutsideSchedule: settings.presence?.wakeOutsideSchedule ?? false, mix: settings.mix,
                 pairPortraits: settings.pairPortraits && profile.compose.width > profile.compose.height,
-                resumeSelection: resumeSelection),
+                resumeSelection: resumeSelection, dayPartHold: settings.dayParts?.hold),
             favourites: favouritesStore?.load(rating: settings.favouriteRating)
                 ?? Favourites(rating: settings.favouriteRating))
         inputRouter = InputRouter(

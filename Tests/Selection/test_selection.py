@@ -10,8 +10,11 @@ interval with a mix of on-this-day, favourite, recent and rest shares.
    year, favourites rated 4 or more, recent picks younger than the rest's;
 2. the player stopped (SIGTERM) mid-round and started again: it resumes at the slide on screen and the round goes
    on, so that every photo is shown once before any is shown twice, across the restart;
-3. `vitrine ctl favourite` stars the photo on screen: status says so, the stars file holds it, and a photo rated
-   below the favourite rating is starred the same way.
+3. `vitrine ctl favourite` stars a photo rated below the favourite rating on screen: status says so, the stars
+   file holds it;
+4. day-parts (`playlists`), beside the rest in a player of its own, in the zone Europe/Berlin: a playlist whose
+   window starts at the next whole minute is on screen within 0.1 s of that minute (the wall clock in
+   `presented.jsonl`), `status` names it and until when, and its interval holds.
 
 Prints PASS/FAIL per check and `N passed, M failed`. Usage: test_selection.py --vitrine BIN
 """
@@ -97,6 +100,66 @@ def days_from_anniversary(taken, today):
     return min(apart, 366 - apart)
 
 
+class DayPartPlayer:
+    """A player in Berlin's zone whose only playlist starts at the next whole minute (at least 20 s away)."""
+
+    def __init__(self, work):
+        self.work = f"{work}/dayparts"
+        os.makedirs(f"{self.work}/library")
+        for category, colour in (("Everyday", (200, 40, 40)), ("Lunch", (40, 200, 40))):
+            os.makedirs(f"{self.work}/library/{category}")
+            for number in range(3):
+                Image.new("RGB", (64, 48), colour).save(f"{self.work}/library/{category}/{number}.jpg")
+        now = time.time()
+        self.boundary = (int(now) // 60 + 1) * 60
+        if self.boundary - now < 20:
+            self.boundary += 60
+        zone = "Europe/Berlin"
+        os.environ["TZ"] = zone
+        time.tzset()
+        start = time.strftime("%H:%M", time.localtime(self.boundary))
+        end = time.strftime("%H:%M", time.localtime(self.boundary + 3600))
+        del os.environ["TZ"]
+        time.tzset()
+        self.socket = f"{self.work}/vitrine.sock"
+        self.frames = f"{self.work}/frames"
+        os.makedirs(self.frames)
+        with open(f"{self.work}/vitrine.json", "w") as f:
+            json.dump({"library": f"{self.work}/library", "interval": 2, "transition": "none",
+                       "controlSocket": self.socket, "startCategory": "Everyday", "positionFile": "",
+                       "headerCacheFolder": "", "renditionCacheFolder": "", "favouritesFile": "",
+                       "playlists": [{"name": "Lunch", "categories": "Lunch", "from": start, "to": end,
+                                      "interval": 0.5}],
+                       "display": {"backend": "headless", "headlessSize": "96x64"}}, f)
+        env = {k: v for k, v in os.environ.items() if k not in ("STATE_DIRECTORY", "JOURNAL_STREAM")}
+        env["TZ"] = zone
+        self.process = subprocess.Popen([VITRINE, "play", "--config", f"{self.work}/vitrine.json", "--snapshots",
+                                         self.frames], stdout=open(f"{self.work}/log", "w"),
+                                        stderr=subprocess.STDOUT, env=env)
+        self.window = (start, end)
+
+    def check(self):
+        until(lambda: time.time() > self.boundary + 3, 120, step=0.5)
+        status = json.loads(harness.ctl(self.socket, "status"))
+        self.process.send_signal(signal.SIGTERM)
+        self.process.wait(timeout=30)
+        slides = [line for line in harness.presented(self.frames) if line.get("slide") is not None]
+        lunch = [line for line in slides if line["category"] == "Lunch"]
+        before = [line for line in slides if line["wall"] < self.boundary]
+        record(before and all(line["category"] == "Everyday" for line in before),
+               f"before {self.window[0]} Berlin time the config's show plays ({len(before)} slides of Everyday)")
+        late = lunch[0]["wall"] - self.boundary if lunch else None
+        record(late is not None and 0 <= late <= 0.1,
+               f"playlist Lunch ({self.window[0]}-{self.window[1]} Europe/Berlin) on screen "
+               f"{late * 1000 if late is not None else None} ms after its boundary (0.1 s allowed)")
+        gaps = [b["wall"] - a["wall"] for a, b in zip(lunch, lunch[1:])]
+        record(gaps and all(0.45 <= gap <= 0.7 for gap in gaps),
+               f"its own interval of 0.5 s: gaps {min(gaps) if gaps else None}...{max(gaps) if gaps else None} s")
+        playlist = status.get("playlist") or {}
+        record(playlist.get("name") == "Lunch" and str(playlist.get("until", "")).endswith(self.window[1]),
+               f"status names the playlist in force and until when: {playlist}")
+
+
 class Player:
     def __init__(self, work, library, name):
         self.work = work
@@ -138,6 +201,7 @@ def main():
     truth = write_library(library, today, rng)
     print(f"      wrote {PHOTOS} photos in {time.monotonic() - started:.1f} s", flush=True)
 
+    dayparts = DayPartPlayer(work)
     first = Player(work, library, "first")
     # Slides go by at 20 a second: wait for 1,200 of them, then stop the player mid-round.
     until(lambda: len(first.slides()) >= 1200 or first.process.poll() is not None, 240, step=0.5)
@@ -180,6 +244,9 @@ def main():
     record(answer == "ok" and was is False and starred and f"+Family/{on_screen}\n" in stars,
            f"ctl favourite stars {on_screen} (rated {rated}): {answer}, status favourite {was} -> {starred}, "
            f"stars file {stars.strip()[:80]!r}")
+
+    # 4. Day-parts (their player ran beside the others).
+    dayparts.check()
 
     # 1. The first 2,000 slides.
     names = [s["slide"] for s in before] + [s["slide"] for s in after[1:]]

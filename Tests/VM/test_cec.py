@@ -10,6 +10,8 @@ On virtio-gpu at 640x480:
 - another device taking the TV holds the show, and the TV choosing the player again releases it;
 - `screen off` sends Standby, `screen on` Image View On and Active Source; so do the schedule's off and on edges
   (the guest's clock set just before them);
+- a day-part of `playlists` (Zeta from 18:00 to 20:00) takes the screen at its boundary, at once when the clock is
+  stepped into its span and out of it (the guest's `date -s`: the wall-clock timer is cancelled on a set);
 - with powerOnTV and standbyTV false the TV is sent neither;
 - an adapter that is not there is one log line, and the show goes on.
 
@@ -68,7 +70,7 @@ POWER_ON = ("TV (4 to 0): IMAGE_VIEW_ON", "all (4 to 15): ACTIVE_SOURCE")
 STANDBY = "TV (4 to 0): STANDBY"
 
 
-def write_config(share, name, cec, schedule=None):
+def write_config(share, name, cec, schedule=None, playlists=None):
     config = {
         "library": "/share/lib", "deviceTable": f"{REPO}/Config/devices.json", "interval": 600,
         "transition": "none", "order": "name", "pauseOnInput": 0, "controlSocket": "/tmp/vitrine.sock",
@@ -76,6 +78,8 @@ def write_config(share, name, cec, schedule=None):
     }
     if schedule:
         config["screenSchedule"] = schedule
+    if playlists:
+        config["playlists"] = playlists
     with open(f"{share}/{name}.json", "w") as f:
         json.dump(config, f)
     return f"/share/{name}.json"
@@ -99,7 +103,8 @@ def run(vitrine):
         today = vm.run("date +%F")[1].strip()
         vm.run(f"date -s '{today} 12:00:00'")
         config = write_config(share, "cec", {"adapter": "/dev/cec1", "osdName": "Frame"},
-                              {"off": "03:00", "on": "04:00"})
+                              {"off": "03:00", "on": "04:00"},
+                              [{"name": "Evening", "categories": "Zeta", "from": "18:00", "to": "20:00"}])
         vm.spawn("player", f"exec {vitrine} play --config {config}")
         ok, shown = g.shows(0, 60)
         record(ok, f"the first photo is on screen (photo {shown})")
@@ -163,6 +168,26 @@ def run(vitrine):
         vm.run(f"date -s '{today} 03:59:57'")
         done, _ = until(lambda: (all(g.count(w) > n for w, n in zip(POWER_ON, before)), None), 15)
         record(done, "the schedule's on edge sends Image View On and Active Source")
+
+        # Day-parts: the boundary as the clock reaches it, then the clock stepped into and out of the span.
+        zeta = len(display.PHOTOS)
+        vm.run(f"date -s '{today} 17:59:58'")
+        state = g.status()
+        before = state.get("playlist")
+        ok, shown = g.shows(zeta, 10)
+        state = g.status()
+        record(before is None and ok and (state.get("playlist") or {}).get("name") == "Evening",
+               f"at 18:00 the day-part Evening takes the screen (playlist {before} -> {state.get('playlist')}, "
+               f"photo {shown})")
+        vm.run(f"date -s '{today} 20:00:30'")
+        left, state = until(lambda: ((s := g.status()).get("playlist") is None, s), 5)
+        record(left, f"the clock stepped past 20:00: no playlist in force at once ({state.get('playlist')})")
+        vm.run(f"date -s '{today} 18:30:00'")
+        back, state = until(lambda: (((s := g.status()).get("playlist") or {}).get("name") == "Evening", s), 5)
+        record(back and state.get("category") == "Zeta",
+               f"the clock stepped back into 18:00-20:00: Evening at once ({state.get('playlist')}, category "
+               f"{state.get('category')})")
+        vm.run(f"date -s '{today} 12:00:00'")
         status, output = vm.stop("player")
         record(status == 0, f"SIGTERM ends vitrine with status 0 (got {status})")
 

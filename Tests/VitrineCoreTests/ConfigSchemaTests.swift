@@ -110,8 +110,11 @@ import VitrineTestSupport
 
     /// Loader-only rules: a schema cannot say that a key name must be one libinput knows, that a time must
     /// differ from another, that a GPIO line is named by `line` or by `chip` and `offset` but not both, or that a
-    /// line serves one button; and the size pattern does not bound each side to 16384.
-    static let settingsLoaderOnly: Set<String> = ["keys", "screenSchedule", "gpio", "presence", "mqtt"]
+    /// line serves one button; that playlists have different names, a span is not empty and a date exists; that a
+    /// hold needs playlists; and the size pattern does not bound each side to 16384.
+    static let settingsLoaderOnly: Set<String> = [
+        "keys", "screenSchedule", "gpio", "presence", "mqtt", "playlists", "playlistHold",
+    ]
 
     @Test func theSettingsSchemaAcceptsExactlyWhatTheLoaderAccepts() {
         let validator = SchemaValidator(root: settingsSchema)
