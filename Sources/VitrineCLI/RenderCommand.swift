@@ -21,7 +21,8 @@ struct RenderCommand {
             turned for a rotated panel, with its caption. --pair-with shows two portrait photos side by side and
             --fade-from renders one step of the crossfade from another photo; --overlay paints the clock, date and texts
             as the player does, at --time. A folder is read as a library
-            (categories, renditions, portrait pairs with --pair-portraits). PPM (.ppm) or PNG (.png) output.
+            (categories, renditions, portrait pairs with --pair-portraits). PPM (.ppm) or PNG (.png) output. --json
+            prints what was written as JSON: each frame's files, captions and places.
             """,
         options: [
             .init(name: "--panel", value: "WxH", help: "the panel's scanout size (default: display.headlessSize)"),
@@ -38,7 +39,9 @@ struct RenderCommand {
             .init(
                 name: "--no-color-management", value: nil,
                 help: "show tagged photos' numbers as sRGB (default: the colorManagement setting)"),
-            .init(name: "--caption", value: "none|date|name|date+name", help: "caption text (default: config caption)"),
+            .init(
+                name: "--caption", value: "none|date|name|date+name|TEMPLATE",
+                help: "caption text, e.g. \"{date} · {place}\" (tokens {date} {name} {place} {age}; default: config)"),
             .init(
                 name: "--caption-position", value: "top-left|...|bottom-right",
                 help: "caption corner: top-left, top-center, top-right, bottom-left, bottom-center, bottom-right"),
@@ -53,6 +56,7 @@ struct RenderCommand {
                 help: "paint the config's overlay (clock, date, texts) over the picture; a clock when it has none"),
             .init(name: "--time", value: "YYYY-MM-DD HH:MM", help: "the overlay's time (default: now)"),
             .init(name: "--text", value: "VALUE", help: "a value for the overlay's texts, in their order (repeatable)"),
+            .init(name: "--json", value: nil, help: "print the frames written as JSON (files, captions, places)"),
             .init(name: "--config", value: "FILE", help: "config file (default: see README)"),
         ],
         maximumArguments: nil)
@@ -70,7 +74,8 @@ struct RenderCommand {
         }
         let settings = context.settings
         let panel = try OptionValues.size(parsed, "--panel", command: command) ?? settings.display.headlessSize
-        let options = try OptionValues.renderOptions(parsed, panel: panel, settings: settings, command: command)
+        var options = try OptionValues.renderOptions(parsed, panel: panel, settings: settings, command: command)
+        if options.caption.template.uses(.place) { options.places = places(settings) }
         let budgetMiB = try OptionValues.number(parsed, "--budget", in: 1...1_048_576, command: command)
         let budget = MemoryBudget(limit: budgetMiB.map { Int($0 * 1_048_576) } ?? Int.max / 2)
         let renderer = SlideRenderer(budget: budget, fontPath: settings.fontPath ?? TextRenderer.defaultFont)
@@ -95,9 +100,13 @@ struct RenderCommand {
             if let from = parsed.value("--fade-from") {
                 fade = (Self.slide(for: from), Int(((fadeAt ?? 0.5) * Double(FrameBlender.fullWeight)).rounded()))
             }
-            return render(
-                slide, to: output, format: format, renderer: renderer, options: options, fade: fade, corner: corner)
-                ? 0 : 1
+            var report = Report(json: parsed.has("--json"))
+            let status: Int32 =
+                render(
+                    slide, to: output, format: format, renderer: renderer, options: options, fade: fade,
+                    corner: corner, report: &report) ? 0 : 1
+            report.finish(console, written: status == 0 ? 1 : 0, failed: status == 0 ? 0 : 1)
+            return status
         }
         guard parsed.value("--pair-with") == nil, parsed.value("--fade-from") == nil else {
             throw UsageError(command: command, message: "--pair-with and --fade-from take one IMAGE and --output FILE")
@@ -113,11 +122,13 @@ struct RenderCommand {
         }
         var failures = 0
         var written = 0
+        var report = Report(json: parsed.has("--json"))
         for argument in parsed.arguments {
             for slide in slides(in: argument, pairPortraits: parsed.has("--pair-portraits"), canvas: options.canvas) {
                 let output = "\(directory)/\(slide.id.description.replacingSlashes()).png"
                 if render(
-                    slide, to: output, format: .png, renderer: renderer, options: options, fade: nil, corner: corner)
+                    slide, to: output, format: .png, renderer: renderer, options: options, fade: nil, corner: corner,
+                    report: &report)
                 {
                     written += 1
                 } else {
@@ -125,8 +136,13 @@ struct RenderCommand {
                 }
             }
         }
-        console.out(
-            "\(written) frame(s) of \(panel) written to \(directory)\(failures > 0 ? ", \(failures) failed" : "")\n")
+        if report.json {
+            report.finish(console, written: written, failed: failures)
+        } else {
+            console.out(
+                "\(written) frame(s) of \(panel) written to \(directory)\(failures > 0 ? ", \(failures) failed" : "")\n"
+            )
+        }
         return failures == 0 && written > 0 ? 0 : 1
     }
 
@@ -185,6 +201,59 @@ struct RenderCommand {
         return LocalTime(epoch: 0, year: year, month: month, day: day, hour: hour, minute: minute, second: 0)
     }
 
+    /// The place index for `{place}`: the config's `placesFile`, else the installed one; nil (said on standard
+    /// error) when there is none or it cannot be read, and `{place}` stays empty.
+    private func places(_ settings: Settings) -> PlaceIndex? {
+        guard let path = PlaceIndex.path(settings: settings) else {
+            console.error(
+                "vitrine render: no place index (placesFile, or \(PlaceIndex.installedPaths().joined(separator: ", "))): "
+                    + "{place} stays empty\n")
+            return nil
+        }
+        do {
+            return try PlaceIndex.load(path: path)
+        } catch {
+            console.error("vitrine render: \(error); {place} stays empty\n")
+            return nil
+        }
+    }
+
+    /// What `--json` prints: every frame written, with its files, captions and places, then the counts.
+    struct Report {
+        let json: Bool
+        var frames: [JSONWriter.Value] = []
+
+        init(json: Bool) {
+            self.json = json
+        }
+
+        mutating func add(output: String, size: Size, rendered: SlideRenderer.Rendered) {
+            let places = rendered.places.map { place -> JSONWriter.Value in
+                guard let place else { return .null }
+                return .object([
+                    ("name", place.name.map { .string($0) } ?? .null), ("region", .string(place.region)),
+                    ("country", .string(place.country)), ("countryCode", .string(place.countryCode)),
+                    ("kilometres", .decimal(place.kilometres)), ("caption", .string(place.caption)),
+                ])
+            }
+            frames.append(
+                .object([
+                    ("output", .string(output)), ("size", .string("\(size)")),
+                    ("files", .array(rendered.files.map { .string($0) })),
+                    ("captions", .array(rendered.captions.map { $0.map { .string($0) } ?? .null })),
+                    ("places", .array(places)), ("warnings", .array(rendered.warnings.map { .string($0) })),
+                ]))
+        }
+
+        func finish(_ console: Console, written: Int, failed: Int) {
+            guard json else { return }
+            let document = JSONWriter.Value.object([
+                ("frames", .array(frames)), ("written", .number(written)), ("failed", .number(failed)),
+            ])
+            console.out(JSONWriter.write(document) + "\n")
+        }
+    }
+
     /// A single photo file as a slide named after the file.
     static func slide(for path: String) -> Slide {
         let base = path.split(separator: "/").last.map(String.init) ?? path
@@ -217,7 +286,8 @@ struct RenderCommand {
 
     private func render(
         _ slide: Slide, to output: String, format: FrameWriter.Format, renderer: SlideRenderer, options: RenderOptions,
-        fade: (from: Slide, weight: Int)?, corner: (painter: CornerOverlay, lines: [CornerOverlay.Line])?
+        fade: (from: Slide, weight: Int)?, corner: (painter: CornerOverlay, lines: [CornerOverlay.Line])?,
+        report: inout Report
     ) -> Bool {
         do {
             let rendered = try renderer.render(slide, options: options)
@@ -240,7 +310,13 @@ struct RenderCommand {
                     + "\(plan.scaleDescription))"
             }
             let step = fade.map { " at \($0.weight * 100 / 256) % of the fade from \($0.from.id.name)" }
-            console.out("\(output): \(frame.size) from \(sources.joined(separator: " + "))\(step ?? "")\n")
+            if report.json {
+                report.add(output: output, size: frame.size, rendered: rendered)
+            } else {
+                let captions = rendered.captions.compactMap { $0 }.map { "\"\($0)\"" }
+                let said = captions.isEmpty ? "" : ", caption \(captions.joined(separator: " + "))"
+                console.out("\(output): \(frame.size) from \(sources.joined(separator: " + "))\(step ?? "")\(said)\n")
+            }
             return true
         } catch let error as ImageError {
             console.error("vitrine render: \(error)\n")

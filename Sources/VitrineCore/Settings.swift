@@ -53,6 +53,9 @@ public struct Settings: Sendable, Equatable {
     /// What each photo's caption says and where; `locale` nil means the date style of `$LC_ALL`/`$LC_TIME`/`$LANG`.
     public var caption = CaptionStyle()
     public var locale: DateStyle?
+    /// The place index `{place}` captions are looked up in; nil means the installed one (see
+    /// `PlaceIndex.installedPaths`), "" means none.
+    public var placesFile: String?
     /// A Prometheus textfile the player keeps up to date (for node_exporter's textfile collector); nil for none.
     public var metricsFile: String?
     /// Seconds between rewrites of `metricsFile`.
@@ -90,7 +93,7 @@ public struct Settings: Sendable, Equatable {
     public static let keyNames = [
         "library", "deviceTable", "interval", "order", "fit", "background", "startCategory", "pauseOnInput",
         "memoryBudgetMiB", "maxMegapixels", "colorManagement", "display", "controlSocket", "keys", "screenSchedule",
-        "fontPath",
+        "fontPath", "placesFile",
         "transition", "transitionSeconds", "pairPortraits", "caption", "captionPosition", "captionSize", "locale",
         "metricsFile", "metricsInterval", "positionFile", "positionSaveInterval", "rescanInterval",
         "headerCacheFolder", "renditionCacheFolder", "gpio", "presence", "mqtt", "cec", "web", "overlay",
@@ -106,6 +109,7 @@ public struct Settings: Sendable, Equatable {
         settings.deviceTable = PathText.resolve(settings.deviceTable, relativeTo: base)
         settings.controlSocket = settings.controlSocket.map { PathText.resolve($0, relativeTo: base) }
         settings.fontPath = settings.fontPath.map { PathText.resolve($0, relativeTo: base) }
+        settings.placesFile = settings.placesFile.map { $0.isEmpty ? $0 : PathText.resolve($0, relativeTo: base) }
         settings.metricsFile = settings.metricsFile.map { PathText.resolve($0, relativeTo: base) }
         settings.positionFile = settings.positionFile.map { $0.isEmpty ? $0 : PathText.resolve($0, relativeTo: base) }
         settings.favouritesFile = settings.favouritesFile.map {
@@ -185,11 +189,24 @@ public struct Settings: Sendable, Equatable {
         settings.transitionSeconds = try object.number("transitionSeconds", in: 0.05...10)
         settings.pairPortraits = try object.bool("pairPortraits") ?? false
         settings.renditionCacheFolder = try object.string("renditionCacheFolder") ?? settings.renditionCacheFolder
-        settings.caption.content = try object.choice("caption", as: CaptionStyle.Content.self) ?? .none
+        if let caption = try object.string("caption") {
+            do {
+                settings.caption.template = try CaptionTemplate(parsing: caption)
+            } catch {
+                throw object.failure("caption", error.message)
+            }
+        }
         settings.caption.position =
             try object.choice("captionPosition", as: CaptionStyle.Position.self) ?? settings.caption.position
         settings.caption.size = try object.number("captionSize", in: 0.01...0.25) ?? settings.caption.size
         settings.locale = try object.choice("locale", as: DateStyle.self)
+        if let places = try object.string("placesFile") {
+            guard !places.hasSuffix("/") else {
+                throw object.failure(
+                    "placesFile", "\"\(places)\" is not a file path (expected e.g. places.vgeo, or \"\" for none)")
+            }
+            settings.placesFile = places
+        }
         if let metrics = try object.string("metricsFile") {
             guard !metrics.isEmpty, !metrics.hasSuffix("/") else {
                 throw object.failure("metricsFile", "\"\(metrics)\" is not a file path (expected e.g. vitrine.prom)")

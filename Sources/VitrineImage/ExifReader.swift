@@ -1,6 +1,6 @@
 import VitrineCore
 
-/// Reads the two EXIF fields Vitrine uses from an APP1 `Exif` payload: orientation and capture date.
+/// Reads the EXIF fields Vitrine uses from an APP1 `Exif` payload: orientation, capture date and GPS position.
 ///
 /// Every offset in a TIFF structure comes from the file, so each is checked against the payload before use; a
 /// malformed block yields what could be read (orientation defaults to upright), never a crash.
@@ -9,6 +9,9 @@ public enum ExifReader {
         public var orientation: Orientation?
         /// `DateTimeOriginal` as written, `YYYY:MM:DD HH:MM:SS`.
         public var dateTimeOriginal: String?
+        /// GPSLatitude and GPSLongitude signed by their refs; nil unless all four tags are there and make a point on
+        /// the globe (a GPS IFD with only GPSVersionID, as some cameras write without a fix, is no location).
+        public var location: GeoCoordinate?
     }
 
     /// Cameras write a few dozen entries per IFD; more than this is a corrupt or hostile count.
@@ -72,12 +75,15 @@ public enum ExifReader {
         }
 
         var exifIFD: Int?
+        var gpsIFD: Int?
         for entry in entries(at: ifd0) {
             switch entry.tag {
             case 0x0112 where entry.type == 3 && entry.count >= 1:
                 fields.orientation = u16(entry.valueOffset).flatMap { Orientation(rawValue: $0) }
             case 0x8769 where entry.type == 4 || entry.type == 13:
                 exifIFD = u32(entry.valueOffset)
+            case 0x8825 where entry.type == 4 || entry.type == 13:
+                gpsIFD = u32(entry.valueOffset)
             default:
                 break
             }
@@ -93,6 +99,54 @@ public enum ExifReader {
                 }
             }
         }
+        if let gpsIFD {
+            let byte = { (offset: Int) -> UInt8? in offset >= 0 && offset < tiff.count ? tiff[offset] : nil }
+            fields.location = location(entries(at: gpsIFD), byte: byte, u32: u32)
+        }
         return fields
+    }
+
+    /// The position in a GPS IFD: tags 1 and 3 (`N`/`S`, `E`/`W`) sign tags 2 and 4, each up to three RATIONALs
+    /// (degrees, minutes, seconds; some cameras write decimal minutes and 0 seconds, which adds up the same).
+    static func location(
+        _ entries: [(tag: Int, type: Int, count: Int, valueOffset: Int)], byte: (Int) -> UInt8?,
+        u32: (Int) -> Int?
+    ) -> GeoCoordinate? {
+        func reference(_ tag: Int) -> UInt8? {
+            // An ASCII value of up to four bytes is stored in the entry itself.
+            guard let entry = entries.first(where: { $0.tag == tag }), entry.type == 2, entry.count >= 1 else {
+                return nil
+            }
+            return byte(entry.valueOffset)
+        }
+        func degrees(_ tag: Int) -> Double? {
+            guard let entry = entries.first(where: { $0.tag == tag }), entry.type == 5, entry.count >= 1,
+                let start = u32(entry.valueOffset)
+            else { return nil }
+            var total = 0.0
+            for (index, unit) in [1.0, 60, 3600].prefix(entry.count).enumerated() {
+                guard let numerator = u32(start + index * 8), let denominator = u32(start + index * 8 + 4),
+                    denominator != 0
+                else { return nil }
+                total += Double(numerator) / Double(denominator) / unit
+            }
+            return total
+        }
+        guard let north = reference(1), let latitude = degrees(2), let east = reference(3),
+            let longitude = degrees(4)
+        else { return nil }
+        let latitudeSign: Double
+        switch north {
+        case UInt8(ascii: "N"), UInt8(ascii: "n"): latitudeSign = 1
+        case UInt8(ascii: "S"), UInt8(ascii: "s"): latitudeSign = -1
+        default: return nil
+        }
+        let longitudeSign: Double
+        switch east {
+        case UInt8(ascii: "E"), UInt8(ascii: "e"): longitudeSign = 1
+        case UInt8(ascii: "W"), UInt8(ascii: "w"): longitudeSign = -1
+        default: return nil
+        }
+        return GeoCoordinate(latitude: latitude * latitudeSign, longitude: longitude * longitudeSign)
     }
 }

@@ -1,7 +1,7 @@
 import VitrineCore
 
 /// What Vitrine knows about a photo before decoding it, whatever its format: the format (from the content), the
-/// stored size, the EXIF orientation and date, and what the decoder will need. The format's own header is kept
+/// stored size, the EXIF orientation, date and GPS position, and what the decoder will need. The format's own header is kept
 /// beside for its decoder.
 public struct ImageHeader: Equatable, Sendable {
     public enum Details: Equatable, Sendable {
@@ -18,6 +18,8 @@ public struct ImageHeader: Equatable, Sendable {
     public var dateTimeOriginal: String?
     /// `xmp:Rating` (−1 to 5) from the photo's XMP packet, when it has one.
     public var rating: Int?
+    /// Where it was taken (EXIF GPS), for `{place}` captions.
+    public var location: GeoCoordinate?
     public var hasAlpha: Bool
     /// Bytes the format's decoder keeps while decoding, besides the rows Vitrine hands on.
     public var decoderWorkspaceBytes: Int
@@ -57,6 +59,7 @@ public struct ImageHeader: Equatable, Sendable {
         orientation = jpeg.orientation
         dateTimeOriginal = jpeg.dateTimeOriginal
         rating = jpeg.rating
+        location = jpeg.location
         hasAlpha = false
         decoderWorkspaceBytes = jpeg.decoderWorkspaceBytes
     }
@@ -74,7 +77,7 @@ public struct ImageHeader: Equatable, Sendable {
             decoderWorkspaceBytes: webp.decoderWorkspaceBytes)
     }
 
-    /// A format whose orientation and date come from an EXIF block (PNG eXIf, WebP EXIF); upright without one.
+    /// A format whose orientation, date and position come from an EXIF block (PNG eXIf, WebP EXIF); upright without one.
     private init(
         _ details: Details, size: Size, exif: ExifReader.Fields?, hasAlpha: Bool, decoderWorkspaceBytes: Int
     ) {
@@ -82,6 +85,7 @@ public struct ImageHeader: Equatable, Sendable {
         self.size = size
         orientation = exif?.orientation ?? .up
         dateTimeOriginal = exif?.dateTimeOriginal
+        location = exif?.location
         self.hasAlpha = hasAlpha
         self.decoderWorkspaceBytes = decoderWorkspaceBytes
     }
@@ -93,6 +97,7 @@ public struct ImageHeader: Equatable, Sendable {
         orientation = heif.orientation
         dateTimeOriginal = heif.exif?.dateTimeOriginal
         rating = heif.rating
+        location = heif.exif?.location
         hasAlpha = heif.hasAlpha
         decoderWorkspaceBytes = heif.decoderWorkspaceBytes
     }

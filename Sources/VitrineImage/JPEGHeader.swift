@@ -27,6 +27,8 @@ public struct JPEGHeader: Equatable, Sendable {
     public var dateTimeOriginal: String?
     /// `xmp:Rating` from the XMP packet (APP1), when there is one.
     public var rating: Int?
+    /// Where it was taken, from the EXIF GPS tags.
+    public var location: GeoCoordinate?
     /// Where the embedded ICC profile's pieces are (APP2 `ICC_PROFILE` segments), in the order to join them.
     public var iccChunks: [Range<Int>] = []
 
@@ -140,7 +142,7 @@ public struct JPEGHeader: Equatable, Sendable {
                     size: frame.size, process: frame.process, arithmetic: frame.arithmetic,
                     precision: frame.precision, components: frame.components, adobeTransform: adobeTransform,
                     orientation: exif?.orientation ?? .up, dateTimeOriginal: exif?.dateTimeOriginal, rating: rating,
-                    iccChunks: iccChunks.sorted { $0.sequence < $1.sequence }.map(\.range))
+                    location: exif?.location, iccChunks: iccChunks.sorted { $0.sequence < $1.sequence }.map(\.range))
             default:
                 break
             }

@@ -10,6 +10,8 @@ public struct RenderOptions: Sendable, Equatable {
     public var maxMegapixels: Double
     public var filter: ResamplingFilter
     public var caption: CaptionStyle
+    /// Where `{place}` in the caption is looked up; nil leaves it empty.
+    public var places: PlaceIndex?
     /// Convert photos with a colour profile to sRGB (the `colorManagement` setting).
     public var colorManagement = true
 

@@ -15,8 +15,13 @@ public final class SlideRenderer {
         /// The file read for each photo, left to right.
         public var files: [String]
         public var plans: [DecodePlan]
-        /// libjpeg's warnings for photos it decoded past damage, one line each naming the file.
+        /// libjpeg's warnings for photos it decoded past damage, and a place index that could not be read, one line
+        /// each naming the file.
         public var warnings: [String] = []
+        /// Each photo's caption as drawn, nil where it has none.
+        public var captions: [String?] = []
+        /// Where each photo was taken, as its `{place}` says it; nil without a position, an index or a place near.
+        public var places: [Place?] = []
     }
 
     public let frames: FrameRenderer
@@ -45,7 +50,7 @@ public final class SlideRenderer {
         _ = frames.takeWarnings()
         let photos = slide.photos
         let regions = Self.regions(photoCount: photos.count, canvas: options.canvas)
-        var picks: [(path: String, header: ImageHeader?, date: String?)] = []
+        var picks: [(path: String, header: ImageHeader?, date: String?, location: GeoCoordinate?)] = []
         for (photo, region) in zip(photos, regions) {
             let picker = RenditionPicker(canvas: region.size, fit: options.fit)
             var headers: [String: ImageHeader] = [:]
@@ -57,10 +62,12 @@ public final class SlideRenderer {
                 let missing = FileError(path: photo.id.description, operation: "find its file", errno: ENOENT)
                 throw ImageError(file: photo.id.description, reason: .unreadable(missing))
             }
-            // A rendition may have lost the EXIF date; the original's header, read to pick, still has it.
+            // A rendition may have lost the EXIF date and position; the original's header, read to pick, still has
+            // them.
             let date =
                 headers[choice.path]?.dateTimeOriginal ?? headers.values.lazy.compactMap(\.dateTimeOriginal).first
-            picks.append((choice.path, headers[choice.path], date))
+            let location = headers[choice.path]?.location ?? headers.values.lazy.compactMap(\.location).first
+            picks.append((choice.path, headers[choice.path], date, location))
         }
         // One frame for all the photos, made when the first has passed its checks.
         var made: Frame?
@@ -78,18 +85,28 @@ public final class SlideRenderer {
         guard let frame = made else {
             throw ImageError(file: slide.id.description, reason: .malformed("the slide has no photo"))
         }
-        if options.caption.content != .none {
+        var rendered = Rendered(frame: frame, files: picks.map(\.path), plans: plans, warnings: frames.takeWarnings())
+        if options.caption.template.showsAnything {
             for ((photo, region), pick) in zip(zip(photos, regions), picks) {
-                guard let text = options.caption.text(name: photo.id.name, exifDate: pick.date),
-                    let renderer = captionRenderer(options: options)
-                else { continue }
+                var place: Place?
+                if options.caption.template.uses(.place), let index = options.places, let location = pick.location {
+                    do {
+                        place = try index.lookup(location)
+                    } catch {
+                        rendered.warnings.append("\(error)")
+                    }
+                }
+                let text = options.caption.text(name: photo.id.name, exifDate: pick.date, place: place?.caption)
+                rendered.captions.append(text)
+                rendered.places.append(place)
+                guard let text, let renderer = captionRenderer(options: options) else { continue }
                 CaptionPainter.paint(
                     Self.fitted(text, width: region.width * 9 / 10, renderer), position: options.caption.position,
                     region: region, canvas: options.canvas,
                     rotation: options.rotation, into: frame)
             }
         }
-        return Rendered(frame: frame, files: picks.map(\.path), plans: plans, warnings: frames.takeWarnings())
+        return rendered
     }
 
     /// The text, shortened with an ellipsis until it fits `width` pixels.

@@ -239,7 +239,8 @@ extension PlayerRuntime {
         position?.spacing = settings.positionSaveInterval
         terminal?.allowsSwitching = settings.display.vtSwitching
         followSchedule()
-        renderOptions = Self.renderOptions(settings, profile: profileNow)
+        places = Self.openPlaces(settings, keeping: places, log: log)
+        renderOptions = Self.renderOptions(settings, profile: profileNow, places: places)
         worker.setOptions(renderOptions)
         display.fadeSeconds = Self.fadeSeconds(
             settings, profile: profileNow, budget: budget, blendsCleanly: display.blendsCleanly,

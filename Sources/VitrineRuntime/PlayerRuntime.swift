@@ -38,6 +38,8 @@ public final class PlayerRuntime {
     let profile: DeviceProfile
     public let budget: MemoryBudget
     var renderOptions: RenderOptions
+    /// The place index `{place}` captions are looked up in, opened only when the caption has `{place}`.
+    var places: PlaceIndex?
     var player: Player
     let loop: EventLoop
     let timer: MonotonicTimer
@@ -141,7 +143,8 @@ public final class PlayerRuntime {
                 "memory budget \(budgetMiB) MiB (\(source)) is below the \(MemoryBudget.format(needed)) that two "
                     + "\(profile.scanout) scanout buffers and one \(profile.compose) frame need")
         }
-        renderOptions = Self.renderOptions(settings, profile: profile)
+        places = Self.openPlaces(settings, keeping: nil, log: log)
+        renderOptions = Self.renderOptions(settings, profile: profile, places: places)
         let positionStore = PositionStore.path(settings: settings).map { PositionStore(path: $0) }
         do {
             favouritesStore = try FavouritesStore.path(settings: settings).map { (path) throws(RuntimeError) in
@@ -282,14 +285,38 @@ public final class PlayerRuntime {
         }
     }
 
-    static func renderOptions(_ settings: Settings, profile: DeviceProfile) -> RenderOptions {
+    static func renderOptions(_ settings: Settings, profile: DeviceProfile, places: PlaceIndex?) -> RenderOptions {
         var caption = settings.caption
         caption.locale = settings.locale ?? DateStyle.processDefault()
         var options = RenderOptions(
             canvas: profile.compose, fit: settings.fit ?? profile.fit, rotation: profile.rotation,
             background: settings.background, maxMegapixels: settings.maxMegapixels, caption: caption)
         options.colorManagement = settings.colorManagement
+        options.places = places
         return options
+    }
+
+    /// The place index for a caption with `{place}` (nil otherwise): `current` again when it is the same file, else
+    /// the file mapped anew (only its header is read here; the decode worker reads the records it needs). Without
+    /// an index, or with one that cannot be read, the show goes on with `{place}` empty, which the log says once.
+    static func openPlaces(_ settings: Settings, keeping current: PlaceIndex?, log: EventLog) -> PlaceIndex? {
+        guard settings.caption.template.uses(.place) else { return nil }
+        guard let path = PlaceIndex.path(settings: settings) else {
+            log(
+                .warning,
+                "the caption has {place}, but there is no place index (placesFile, or "
+                    + "\(PlaceIndex.installedPaths().joined(separator: ", "))): it stays empty")
+            return nil
+        }
+        if let current, current.file == path { return current }
+        do {
+            let index = try PlaceIndex.load(path: path)
+            log("place names from \(path) (\(index.placeCount) places)")
+            return index
+        } catch {
+            log(.warning, "\(error); {place} stays empty")
+            return nil
+        }
     }
 
     /// The crossfade length, or nil for cuts: from the settings, else the profile; refused (with a log line) when

@@ -235,6 +235,9 @@ check "manifest lists each installed file with its sha256" manifest_lists "$root
 check "the web remote's page installed beside the binary (DIR/usr/local/share/vitrine/web)" manifest_lists "$root" \
     /usr/local/share/vitrine/web/index.html /usr/local/share/vitrine/web/app.js \
     /usr/local/share/vitrine/web/style.css /usr/local/share/vitrine/web/openapi.json
+check "the place index installed beside the binary, mode 644, same as data/places.vgeo" \
+    file_is "$root/usr/local/share/vitrine/places.vgeo" 644 "$repo/data/places.vgeo"
+check "manifest lists the place index" manifest_lists "$root" /usr/local/share/vitrine/places.vgeo
 check "messages name the files (installed DIR/etc/vitrine/vitrine.json)" log_says "$tmp/run1.log" "installed $root/etc/vitrine/vitrine.json"
 
 if "$binary" check-config --help >/dev/null 2>&1; then

@@ -46,7 +46,6 @@ import VitrineTestSupport
         let choices: [(String, [String])] = [
             ("order", PlaybackOrder.allCases.map(\.rawValue)), ("fit", Fit.allCases.map(\.rawValue)),
             ("transition", Transition.allCases.map(\.rawValue)),
-            ("caption", CaptionStyle.Content.allCases.map(\.rawValue)),
             ("captionPosition", CaptionStyle.Position.allCases.map(\.rawValue)),
             ("locale", DateStyle.allCases.map(\.rawValue)),
         ]
@@ -137,6 +136,25 @@ import VitrineTestSupport
             }
         }
         #expect(compared > 500)
+    }
+
+    /// Captions are keywords or templates: the schema's pattern and the template parser agree on each of these.
+    @Test func theSchemaAcceptsExactlyTheCaptionTemplatesTheLoaderAccepts() {
+        let validator = SchemaValidator(root: settingsSchema)
+        let keywords = CaptionTemplate.keywords.map(\.keyword)
+        let tokens = CaptionTemplate.Token.allCases.map { "{\($0.rawValue)}" }
+        let others = [
+            "", "x", "Date", "date+place", "{date} · {place}", "{place}", "Taken {date} in {place}.", "{age}: {name}",
+            "{date", "date}", "{when}", "{}", "{{date}}", "{date}}", "{date}{place}", "{ date }", "{DATE}", "·",
+            "{name} ({place})", "{place}{", "}{place}",
+        ]
+        for caption in keywords + tokens + others {
+            let text = "{\"caption\": \(JSONText.quote(caption))}"
+            guard let document = try? JSONParser.parse(text) else { continue }
+            let loaderAccepts = (try? Settings.parse(text, file: "t.json")) != nil
+            let schema = validator.problem(document)
+            #expect(loaderAccepts == (schema == nil), "\(text): loader \(loaderAccepts), schema \(schema ?? "ok")")
+        }
     }
 
     /// A profile is checked as a whole (compose against mode and rotation, budget against the frames), so the

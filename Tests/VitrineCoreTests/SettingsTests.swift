@@ -44,7 +44,7 @@ import VitrineTestSupport
         #expect(settings.transition == .fade)
         #expect(settings.transitionSeconds == 0.8)
         #expect(settings.pairPortraits)
-        #expect(settings.caption == CaptionStyle(content: .dateAndName, position: .topLeft, size: 0.06))
+        #expect(settings.caption == CaptionStyle(template: .dateAndName, position: .topLeft, size: 0.06))
         #expect(settings.locale == .french)
     }
 

@@ -187,7 +187,7 @@ import VitrineTestSupport
             "IMG_0042.jpg", gray, size,
             exif: JPEGFixture.exifSegment(orientation: 1, dateTimeOriginal: "2024:07:14 12:00:00"))
         var options = RenderOptions(canvas: size)
-        options.caption = CaptionStyle(content: .dateAndName, position: position, size: 0.08, locale: .english)
+        options.caption = CaptionStyle(template: .dateAndName, position: position, size: 0.08, locale: .english)
         let slide = Slide(id: SlideID(category: "", name: "IMG_0042"), original: path, renditions: [])
         let frame = try SlideRenderer(budget: budget).render(slide, options: options).frame
         // Bright text and dark shadow in the caption's quarter; the three other quarters untouched.
@@ -216,7 +216,7 @@ import VitrineTestSupport
         let gray = RGBColor(red: 128, green: 128, blue: 128)
         let path = try photo("a.jpg", gray, Size(width: 240, height: 400))
         var options = RenderOptions(canvas: Size(width: 240, height: 400), rotation: .clockwise90)
-        options.caption = CaptionStyle(content: .name, position: .bottomLeft, size: 0.1)
+        options.caption = CaptionStyle(template: .name, position: .bottomLeft, size: 0.1)
         let slide = Slide(id: SlideID(category: "", name: "a"), original: path, renditions: [])
         let frame = try SlideRenderer(budget: budget).render(slide, options: options).frame
         #expect(frame.size == Size(width: 400, height: 240))
@@ -244,8 +244,8 @@ import VitrineTestSupport
         #expect(DateStyle.fromEnvironment("en_GB.UTF-8") == .english)
         #expect(DateStyle.fromEnvironment("C.UTF-8") == .english)
         #expect(DateStyle.fromEnvironment("nn_NO") == .norwegian)
-        let style = CaptionStyle(content: .date)
+        let style = CaptionStyle(template: .date)
         #expect(style.text(name: "x", exifDate: nil) == nil)
-        #expect(CaptionStyle(content: .dateAndName).text(name: "trip/x", exifDate: nil) == "x")
+        #expect(CaptionStyle(template: .dateAndName).text(name: "trip/x", exifDate: nil) == "x")
     }
 }
