@@ -11,10 +11,19 @@ public struct DecodeRequest: Sendable, Equatable {
     /// The player's category generation when asked: a result from an earlier generation is dropped.
     public var generation: Int
     public var purpose: Purpose
+    /// For each photo of the slide, what a caption's `{age}` says ("3 years ago today" for a slide shown on this
+    /// day); empty when the slide was not chosen for its date.
+    public var ages: [String?]
 
-    public init(slide: Slide, generation: Int, purpose: Purpose) {
+    public init(slide: Slide, generation: Int, purpose: Purpose, ages: [String?] = []) {
         self.slide = slide
         self.generation = generation
         self.purpose = purpose
+        self.ages = ages
+    }
+
+    /// `{age}` for a photo taken `years` years before today's date.
+    public static func anniversaryText(years: Int) -> String {
+        years == 1 ? "1 year ago today" : "\(years) years ago today"
     }
 }

@@ -536,6 +536,14 @@ public struct Player {
         return switchTo(category)
     }
 
+    /// `{age}` for each photo of a slide chosen for being taken on this day in an earlier year.
+    private func ages(_ id: SlideID, _ slide: Slide) -> [String?] {
+        guard let today, playlist?.reason(of: id) == .onThisDay else { return [] }
+        return slide.photos.map { photo in
+            photo.traits.captured ? DecodeRequest.anniversaryText(years: today.yearsSince(photo.timestamp)) : nil
+        }
+    }
+
     /// Whether every photo of the slide is a favourite.
     private func isFavourite(_ id: SlideID) -> Bool {
         guard let slide = playlist?.slide(id), let catalog = playlist?.catalog else { return false }
@@ -596,7 +604,7 @@ public struct Player {
         if let frame = cache.removeValue(forKey: id) { return present(frame, id) }
         if let command = timer.pause(.loading, now: now) { actions.append(.timer(command)) }
         if inFlight[id] == nil, let slide = playlist?.slide(id) {
-            let request = DecodeRequest(slide: slide, generation: generation, purpose: .show)
+            let request = DecodeRequest(slide: slide, generation: generation, purpose: .show, ages: ages(id, slide))
             inFlight[id] = request
             actions.append(.decode(request))
         }
@@ -637,7 +645,8 @@ public struct Player {
         var actions: [Action] = []
         for id in prefetchTargets() where cache[id] == nil && inFlight[id] == nil {
             guard let slide = playlist?.slide(id) else { continue }
-            let request = DecodeRequest(slide: slide, generation: generation, purpose: .prefetch)
+            let request = DecodeRequest(
+                slide: slide, generation: generation, purpose: .prefetch, ages: ages(id, slide))
             inFlight[id] = request
             actions.append(.decode(request))
         }

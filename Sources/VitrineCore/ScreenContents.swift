@@ -6,10 +6,14 @@ public struct PresentRecord: Sendable, Equatable {
     public var decodeMilliseconds: Double?
     /// Why the slide was chosen (`SelectionReason`).
     public var why: String?
+    /// Each photo's caption as drawn.
+    public var captions: [String?]
 
     public init(
-        category: String, slide: String, file: String?, decodeMilliseconds: Double?, why: String? = nil
+        category: String, slide: String, file: String?, decodeMilliseconds: Double?, why: String? = nil,
+        captions: [String?] = []
     ) {
+        self.captions = captions
         self.category = category
         self.slide = slide
         self.file = file

@@ -44,6 +44,8 @@ public final class SnapshotWriter {
             fields.append("\"file\":\(record.file.map(JSONText.quote) ?? "null")")
             fields.append("\"decode_ms\":\(record.decodeMilliseconds.map { JSONText.number($0) } ?? "null")")
             fields.append("\"why\":\(record.why.map(JSONText.quote) ?? "null")")
+            let captions = record.captions.map { $0.map(JSONText.quote) ?? "null" }
+            fields.append("\"captions\":[\(captions.joined(separator: ","))]")
         } else {
             fields.append("\"category\":null,\"slide\":null,\"file\":null,\"decode_ms\":null,\"why\":null")
         }

@@ -46,7 +46,8 @@ public final class SlideRenderer {
 
     /// Renders every photo of the slide. A photo with no readable file fails the whole slide, so a pair is never
     /// shown with a hole.
-    public func render(_ slide: Slide, options: RenderOptions) throws(ImageError) -> Rendered {
+    /// `ages` fills each photo's `{age}` (the player's "3 years ago today" for a slide shown on this day).
+    public func render(_ slide: Slide, options: RenderOptions, ages: [String?] = []) throws(ImageError) -> Rendered {
         _ = frames.takeWarnings()
         let photos = slide.photos
         let regions = Self.regions(photoCount: photos.count, canvas: options.canvas)
@@ -87,7 +88,7 @@ public final class SlideRenderer {
         }
         var rendered = Rendered(frame: frame, files: picks.map(\.path), plans: plans, warnings: frames.takeWarnings())
         if options.caption.template.showsAnything {
-            for ((photo, region), pick) in zip(zip(photos, regions), picks) {
+            for (number, ((photo, region), pick)) in zip(zip(photos, regions), picks).enumerated() {
                 var place: Place?
                 if options.caption.template.uses(.place), let index = options.places, let location = pick.location {
                     do {
@@ -96,7 +97,9 @@ public final class SlideRenderer {
                         rendered.warnings.append("\(error)")
                     }
                 }
-                let text = options.caption.text(name: photo.id.name, exifDate: pick.date, place: place?.caption)
+                let text = options.caption.text(
+                    name: photo.id.name, exifDate: pick.date, place: place?.caption,
+                    age: number < ages.count ? ages[number] : nil)
                 rendered.captions.append(text)
                 rendered.places.append(place)
                 guard let text, let renderer = captionRenderer(options: options) else { continue }

@@ -23,6 +23,8 @@ public final class DecodeWorker {
         public var seconds: Double
         /// libjpeg's warnings for photos it decoded past damage (shown, and logged once).
         public var warnings: [String] = []
+        /// Each photo's caption as drawn (nil where there is none).
+        public var captions: [String?] = []
     }
 
     /// The renderer and its scratch memory, used by the worker's one thread only.
@@ -88,6 +90,7 @@ public final class DecodeWorker {
         let result: Result<Frame, ImageError>
         var file: String?
         var warnings: [String] = []
+        var captions: [String?] = []
         let originals = request.slide.photos.compactMap { $0.original ?? $0.files.first }
         let crashGuard = decoder.crashGuard
         do throws(ImageError) {
@@ -98,15 +101,16 @@ public final class DecodeWorker {
             }
             crashGuard?.reading(originals, on: .decode)
             defer { crashGuard?.done(on: .decode) }
-            let rendered = try decoder.renderer.render(request.slide, options: options)
+            let rendered = try decoder.renderer.render(request.slide, options: options, ages: request.ages)
             file = rendered.files.joined(separator: " + ")
             warnings = rendered.warnings
+            captions = rendered.captions
             result = .success(rendered.frame)
         } catch {
             result = .failure(error)
         }
         return Outcome(
             request: request, result: result, file: file, seconds: MonotonicClock.seconds() - started,
-            warnings: warnings)
+            warnings: warnings, captions: captions)
     }
 }

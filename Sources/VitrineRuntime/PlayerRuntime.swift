@@ -101,7 +101,7 @@ public final class PlayerRuntime {
     private var armedDeadline: Double?
     /// The deadline that made the show advance, until the slide it asked for is on screen (for `--stats`).
     var advanceDeadline: Double?
-    var decodes: [SlideID: (file: String?, milliseconds: Double)] = [:]
+    var decodes: [SlideID: (file: String?, milliseconds: Double, captions: [String?])] = [:]
     var presentedCount = 0
     var sleep = SleepDetector(offset: SleepClock.offset(), suspendCount: SleepClock.suspendCount())
     var exitStatus: Int32?
@@ -557,7 +557,7 @@ public final class PlayerRuntime {
                 frame,
                 PresentRecord(
                     category: id.category, slide: id.name, file: decode?.file, decodeMilliseconds: decode?.milliseconds,
-                    why: player.playlist?.reason(of: id)?.rawValue))
+                    why: player.playlist?.reason(of: id)?.rawValue, captions: decode?.captions ?? []))
         case .showBackground:
             display.show(.background(renderOptions.background))
         case .timer(.arm(let deadline, let generation)):
@@ -608,7 +608,7 @@ public final class PlayerRuntime {
         switch outcome.result {
         case .success(let frame):
             for warning in outcome.warnings { log(.warning, warning) }
-            decodes[outcome.request.slide.id] = (outcome.file, outcome.seconds * 1000)
+            decodes[outcome.request.slide.id] = (outcome.file, outcome.seconds * 1000, outcome.captions)
             figures.recordDecode(seconds: outcome.seconds)
             send(.decoded(outcome.request, frame, now: now))
         case .failure(let error):

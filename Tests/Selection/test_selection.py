@@ -170,7 +170,7 @@ class Player:
         self.config = f"{work}/vitrine.json"
         with open(self.config, "w") as f:
             json.dump({"library": library, "interval": 0.05, "transition": "none", "controlSocket": self.socket,
-                       "mix": MIX, "positionFile": f"{work}/position.json", "positionSaveInterval": 1,
+                       "mix": MIX, "caption": "{age}", "positionFile": f"{work}/position.json", "positionSaveInterval": 1,
                        "headerCacheFolder": f"{work}/headers", "renditionCacheFolder": "",
                        "favouritesFile": f"{work}/favourites.txt",
                        "display": {"backend": "headless", "headlessSize": "96x64"}}, f)
@@ -267,6 +267,21 @@ def main():
                   and (days_from_anniversary(truth[n][0], today) > LEEWAY or truth[n][0].date().year >= today.year)]
     record(not wrong_days, f"every on-this-day slide was taken within {LEEWAY} days of today's date in an earlier "
                            f"year ({len(wrong_days)} not: {wrong_days[:3]})")
+    # {age} on the anniversaries, in whole years from this script's own dates; nothing on the other slides.
+    shown_lines = before + after[1:]
+    wrong_ages = []
+    for line in shown_lines[:2000]:
+        caption = (line.get("captions") or [None])[0]
+        if line.get("why") == "on this day":
+            now = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+            years = round((now - truth[line["slide"]][0]).total_seconds() / (365.2425 * 86400))
+            wanted = "1 year ago today" if years == 1 else f"{years} years ago today"
+        else:
+            wanted = None
+        if caption != wanted:
+            wrong_ages.append((line["slide"], line.get("why"), caption, wanted))
+    record(not wrong_ages, f"a caption of {{age}} says how many years ago an on-this-day photo was taken, and nothing "
+                           f"on the others ({len(wrong_ages)} wrong: {wrong_ages[:2]})")
     wrong_favourites = [n for n, why in chosen if why == "favourite" and (truth[n][1] or 0) < 4]
     record(not wrong_favourites, f"every favourite slide is rated 4 or more ({wrong_favourites[:3]})")
 

@@ -93,4 +93,25 @@ import VitrineCore
     }
 
     static func text(_ actions: [Player.Action]) -> [String] { actions.map(\.description) }
+
+    @Test func aSlideShownOnThisDayAsksItsCaptionToSayHowLongAgo() throws {
+        let today = ShowDay(year: 2026, month: 12, day: 6)
+        var slides = PlayerTests.slides(["then", "other"])
+        slides[0].timestamp = today.wallSeconds - 3 * 365.25 * 86400
+        slides[0].traits = SlideTraits(captured: true)
+        slides[1].timestamp = today.wallSeconds - 100 * 86400
+        slides[1].traits = SlideTraits(captured: true)
+        var player = Player(
+            options: Player.Options(order: .shuffle, mix: SelectionMix(onThisDay: 1)))
+        _ = player.handle(.today(today, now: 0))
+        _ = player.handle(.start(categories: ["A"], now: 0))
+        let requests = PlayerTests.requests(player.handle(.indexed(category: "A", slides: slides, now: 0)))
+        let request = try #require(requests.first)
+        // The anniversary first, with its age; then the other, given to the rest since no anniversary is left.
+        #expect(request.slide.id.name == "then")
+        #expect(request.ages == ["3 years ago today"])
+        let next = PlayerTests.requests(player.handle(.decoded(request, try frame(), now: 0)))
+        #expect(next.first?.slide.id.name == "other")
+        #expect(next.first?.ages == [])
+    }
 }

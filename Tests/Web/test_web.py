@@ -485,6 +485,19 @@ def phone(work):
         record(on and until(lambda: text("screen") == "Screen off", 5),
                f"and on again: /api/status screen {player.status().get('screen')}")
 
+        # The star: the photo on screen becomes a favourite, and the button says so; tapped again, it is not.
+        slide = player.status().get("slide")
+        tap(driver, driver.find_element(By.ID, "star"))
+        starred = until(lambda: player.status().get("favourite") is True, 5)
+        record(starred and until(lambda: text("star") == "★ Favourite", 5)
+               and driver.find_element(By.ID, "star").get_attribute("aria-pressed") == "true",
+               f"☆ stars the photo on screen ({slide}): /api/status favourite {player.status().get('favourite')}, "
+               f"button {text('star')!r}")
+        tap(driver, driver.find_element(By.ID, "star"))
+        unstarred = until(lambda: player.status().get("favourite") is False, 5)
+        record(unstarred and until(lambda: text("star") == "☆ Favourite", 5),
+               f"and ★ unstars it: /api/status favourite {player.status().get('favourite')}")
+
         # The page as a phone shows it.
         driver.execute_script("window.scrollTo(0, 0)")
         until(lambda: driver.execute_script(
