@@ -189,6 +189,8 @@ public struct Player {
     /// Starred and unstarred photos (loaded by the runtime, changed by `favourite`).
     public private(set) var favourites: Favourites
     public private(set) var today: ShowDay?
+    /// The `shuffle` rounds of categories the show left, by category (a few hundred bytes each).
+    private var roundsLeft: [String: SelectionState] = [:]
     /// `playlists`: the day-part in force and its rotation.
     public private(set) var dayParts = DayPartRotation()
 
@@ -240,7 +242,8 @@ public struct Player {
         case .indexed(let category, let catalog, _):
             guard category == active, playlist == nil else { return [] }
             let left = dayParts.takeLeft(category)
-            let saved = left?.selection ?? (resumeSelection?.category == category ? resumeSelection : nil)
+            let kept = roundsLeft.removeValue(forKey: category)
+            let saved = left?.selection ?? kept ?? (resumeSelection?.category == category ? resumeSelection : nil)
             resumeSelection = nil
             playlist = Playlist(
                 catalog: catalog, order: options.order,
@@ -544,6 +547,13 @@ public struct Player {
         }
     }
 
+    /// A reloaded config changed how many stars make a favourite.
+    public mutating func changeFavouriteRating(to rating: Int) {
+        guard favourites.rating != rating else { return }
+        favourites.rating = rating
+        playlist?.setFavourites(favourites)
+    }
+
     /// Whether every photo of the slide is a favourite.
     private func isFavourite(_ id: SlideID) -> Bool {
         guard let slide = playlist?.slide(id), let catalog = playlist?.catalog else { return false }
@@ -577,6 +587,8 @@ public struct Player {
     /// Drops the old category's frames, decodes and index, and asks for the new one to be indexed. The picture on
     /// screen stays until the new category's first slide is ready.
     private mutating func switchTo(_ category: String) -> [Action] {
+        // A `shuffle` round left for another category goes on when the show comes back to it.
+        if let active, let round = playlist?.savedSelection() { roundsLeft[active] = round }
         var actions: [Action] = []
         if active != nil { actions.append(.log("category \(Self.label(category))")) }
         actions += dropCategoryState()

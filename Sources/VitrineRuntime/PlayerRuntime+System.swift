@@ -256,6 +256,7 @@ extension PlayerRuntime {
         log.forgetWarnings()
         log("config reloaded from \(path)")
         perform(player.update(options))
+        player.changeFavouriteRating(to: settings.favouriteRating)
         // Pairs (in name and newest order) and the rating filter are made when a category is indexed: index the
         // active one again.
         if pairingChanged, let active = player.active { send(.command(.category(.named(active)), now: now)) }

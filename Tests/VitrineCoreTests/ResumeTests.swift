@@ -51,9 +51,11 @@ import VitrineCore
     func frame() throws -> Frame { try Frame(size: Size(width: 16, height: 16), budget: budget, purpose: "test") }
 
     /// Shows `count` more slides, one per timer expiry.
-    static func show(_ player: inout Player, _ count: Int, frame: () throws -> Frame) throws -> [SlideID] {
+    static func show(_ player: inout Player, _ count: Int, from start: Double = 100, frame: () throws -> Frame) throws
+        -> [SlideID]
+    {
         var shown: [SlideID] = []
-        var now = 100.0
+        var now = start
         while shown.count < count {
             now += 10
             let fired = player.handle(.timerFired(generation: player.timer.generation, now: now))
@@ -93,6 +95,35 @@ import VitrineCore
     }
 
     static func text(_ actions: [Player.Action]) -> [String] { actions.map(\.description) }
+
+    @Test func aRoundLeftForAnotherCategoryGoesOnWhenTheShowComesBack() throws {
+        let library = ["A": (0..<10).map { "a\($0)" }, "B": ["b0"]]
+        var player = Player(options: Player.Options(interval: 10, order: .shuffle, startCategory: "A", seed: 4))
+        var shown = try PlayerDriver.run(
+            &player, player.handle(.start(categories: ["A", "B"], now: 0)), now: 0, library: library, frame: frame)
+        shown += try Self.show(&player, 4, frame: frame)
+        _ = try PlayerDriver.run(
+            &player, player.handle(.command(.category(.named("B")), now: 200)), now: 200, library: library,
+            frame: frame)
+        var rest = try PlayerDriver.run(
+            &player, player.handle(.command(.category(.named("A")), now: 210)), now: 210, library: library,
+            frame: frame)
+        rest += try Self.show(&player, 4, from: 300, frame: frame)
+        #expect(Set(shown).count == 5 && Set(rest).count == 5)
+        #expect(Set(shown + rest).count == 10, "back in A the round goes on: \(shown) then \(rest)")
+    }
+
+    @Test func aReloadedFavouriteRatingIsTakenAtOnce() throws {
+        var slides = PlayerTests.slides(["four"])
+        slides[0].traits = SlideTraits(rating: 4)
+        var player = Player(options: Player.Options(order: .shuffle))
+        _ = player.handle(.start(categories: ["A"], now: 0))
+        let indexed = player.handle(.indexed(category: "A", slides: slides, now: 0))
+        #expect(try PlayerDriver.run(&player, indexed, now: 0, frame: frame).map(\.name) == ["four"])
+        #expect(player.status(now: 0).favourite, "4 stars make a favourite by default")
+        player.changeFavouriteRating(to: 5)
+        #expect(!player.status(now: 0).favourite)
+    }
 
     @Test func aSlideShownOnThisDayAsksItsCaptionToSayHowLongAgo() throws {
         let today = ShowDay(year: 2026, month: 12, day: 6)
