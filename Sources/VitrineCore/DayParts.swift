@@ -22,6 +22,25 @@ public struct LocalMinute: Sendable, Equatable, Comparable, Hashable, CustomStri
     /// 1 for Monday to 7 for Sunday (1 January 1970 was a Thursday).
     public var weekday: Int { (day + 3).floorModulo(7) + 1 }
 
+    /// The epoch second this local minute begins, given the zone's offset from UTC at any moment (seconds east):
+    /// 07:00 on the day summer time starts is 05:00 UTC in Berlin, not 06:00. The earliest moment whose local time
+    /// is this minute or later, among those the offsets in force a day either side give: a minute that happens
+    /// twice (the clocks go back) is its first time, one that does not happen (they jump forward) is as late as
+    /// the jump.
+    public func epoch(offsetAt offset: (Int) -> Int) -> Int {
+        let wall = day * 86400 + minute * 60
+        func local(_ moment: Int) -> LocalMinute {
+            let seconds = moment + offset(moment)
+            return LocalMinute(day: seconds.floorDivided(by: 86400), minute: seconds.floorModulo(86400) / 60)
+        }
+        var best: Int?
+        for probe in [wall - 86400, wall, wall + 86400] {
+            let candidate = wall - offset(probe)
+            if local(candidate) >= self, candidate < best ?? Int.max { best = candidate }
+        }
+        return best ?? wall - offset(wall)
+    }
+
     public var description: String {
         let (year, month, day) = date
         func pad(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }

@@ -98,6 +98,7 @@ package final class LiveOverlay {
         case .zone:
             guard zone?.takeChange() == true else { return }
             log("overlay: the time zone changed; the clock reads it again")
+            LocalTime.rereadZone()
             apply(clock.tick(LocalTime.now()))
         }
     }

@@ -65,6 +65,29 @@ import VitrineCore
         #expect(DayParts(parts: []).nextChange(after: Self.at(2026, 12, 4, 19, 0)) == nil)
     }
 
+    /// Berlin in 2026: UTC+1, UTC+2 from 29 March 01:00 UTC, UTC+1 again from 25 October 01:00 UTC.
+    static func berlin(_ moment: Int) -> Int {
+        let spring = CivilDate.daysSince1970(year: 2026, month: 3, day: 29) * 86400 + 3600
+        let autumn = CivilDate.daysSince1970(year: 2026, month: 10, day: 25) * 86400 + 3600
+        return moment >= spring && moment < autumn ? 7200 : 3600
+    }
+
+    @Test func aBoundaryIsItsWallClockTimeOnTheDaysTheClocksChange() {
+        func utc(_ year: Int, _ month: Int, _ day: Int, _ hour: Int, _ minute: Int) -> Int {
+            CivilDate.daysSince1970(year: year, month: month, day: day) * 86400 + hour * 3600 + minute * 60
+        }
+        #expect(Self.at(2026, 3, 28, 7, 0).epoch(offsetAt: Self.berlin) == utc(2026, 3, 28, 6, 0))
+        // 07:00 on the morning summer time starts is 05:00 UTC; an hour-count from midnight would say 06:00.
+        #expect(Self.at(2026, 3, 29, 7, 0).epoch(offsetAt: Self.berlin) == utc(2026, 3, 29, 5, 0))
+        // 02:30 does not happen that night: the show takes it as the jump (03:30 local, 01:30 UTC), as mktime does.
+        #expect(Self.at(2026, 3, 29, 2, 30).epoch(offsetAt: Self.berlin) == utc(2026, 3, 29, 1, 30))
+        // 02:30 happens twice in October: the first time, 00:30 UTC.
+        #expect(Self.at(2026, 10, 25, 2, 30).epoch(offsetAt: Self.berlin) == utc(2026, 10, 25, 0, 30))
+        #expect(Self.at(2026, 10, 25, 7, 0).epoch(offsetAt: Self.berlin) == utc(2026, 10, 25, 6, 0))
+        #expect(Self.at(2026, 12, 6, 0, 0).epoch { _ in 0 } == utc(2026, 12, 6, 0, 0))
+        #expect(Self.at(2026, 12, 6, 0, 0).epoch { _ in -5 * 3600 } == utc(2026, 12, 6, 5, 0))
+    }
+
     @Test func theWeekIsATableOfSpans() throws {
         let week = try Self.parts().week(from: Self.at(2026, 11, 30, 0, 0).day)
         #expect(week.count == 7)
