@@ -104,7 +104,7 @@ def main():
         # checkout under /tmp disappear from under the test.
         shutil.copy(args.vitrine, os.path.join(share, "vitrine"))
         shutil.copy(os.path.join(HERE, "service_guest.sh"), share)
-        for folder in ("deploy", "Config", "web"):
+        for folder in ("deploy", "Config", "web", "data"):
             shutil.copytree(os.path.join(REPO, folder), os.path.join(share, "source", folder))
         with open(os.path.join(share, "vitrine-test.service"), "w") as f:
             f.write(UNIT)
