@@ -180,8 +180,18 @@ public struct DrawnPlaylist: Sendable {
 
     /// A photo was starred or unstarred.
     public mutating func setFavourites(_ newFavourites: Favourites) {
+        let old = favourites
         favourites = newFavourites
-        for index in catalog.byName {
+        // A star touches its photo only; a new rating threshold touches every photo.
+        let indices: [Int32]
+        if old.rating != newFavourites.rating {
+            indices = catalog.byName
+        } else {
+            let changed = old.starred.symmetricDifference(newFavourites.starred)
+                .union(old.unstarred.symmetricDifference(newFavourites.unstarred))
+            indices = changed.compactMap { catalog.index(of: $0) }
+        }
+        for index in indices {
             engine.setFavourite(
                 index, favourites.contains(catalog.id(at: index), rating: catalog.traits(at: index).rating), catalog)
         }
