@@ -697,11 +697,14 @@ public final class PlayerRuntime {
         figures.lastSlideTime = WallClock.seconds()
         if configuration.stats { logStats(record, now: now) }
         advanceDeadline = nil
-        send(.flipDone(now: now))
+        // Before the flip is told done: that may put the next slide on the glass at once (one already decoded and
+        // due), and `--exit-after N` means N slides, not N and whatever the same turn presents.
         if let limit = configuration.exitAfter, presentedCount >= limit {
             log("presented \(presentedCount) slides; exiting as asked")
             exitStatus = 0
+            return
         }
+        send(.flipDone(now: now))
     }
 
 }

@@ -196,7 +196,8 @@ def main():
             from_renditions = sum(1 for name in files if RENDITION.match(name))
             record(len(files) == shown and from_renditions > 20 and not expected_misses,
                    f"play on a headless {w}x{h} panel: {from_renditions} of {len(files)} slides read from renditions, "
-                   f"the rest are no larger than the panel (originals read despite a rendition: {expected_misses[:3]})")
+                   f"the rest are no larger than the panel (originals read despite a rendition: {expected_misses[:3]}; "
+                   f"{shown} expected, shown twice: {sorted({n for n in files if files.count(n) > 1})[:3]})")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return summary()
