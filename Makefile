@@ -14,7 +14,7 @@ FOOTPRINT_PHOTOS := $(PHOTOS)/large_kleiber_20mp_422.jpg $(PHOTOS)/phone_samsung
 PORTRAIT_PHOTOS := $(PHOTOS)/cam_canon_ixus40_portrait_440_thumb.jpg $(PHOTOS)/orient_portrait_6.jpg
 
 # Debian packages: build and test, then the extra tools the benchmarks compare against.
-BUILD_PACKAGES := pkg-config libstdc++-12-dev libcurl4-openssl-dev libexpat1-dev libsmbclient-dev libjpeg62-turbo-dev libturbojpeg0-dev zlib1g-dev libdrm-dev libudev-dev libinput-dev libfreetype-dev libspng-dev libwebp-dev libheif-dev libdav1d-dev liblcms2-dev libgpiod-dev libmosquitto-dev libmicrohttpd-dev libqrencode-dev fonts-dejavu-core
+BUILD_PACKAGES := pkg-config libstdc++-12-dev libcurl4-openssl-dev libexpat1-dev libsmbclient-dev libjpeg62-turbo-dev libturbojpeg0-dev zlib1g-dev libdrm-dev libudev-dev libinput-dev libfreetype-dev libspng-dev libwebp-dev libheif-dev libdav1d-dev liblcms2-dev libgpiod-dev libmosquitto-dev libmicrohttpd-dev libqrencode-dev fonts-dejavu-core libavformat-dev libavcodec-dev libavutil-dev libswscale-dev ffmpeg
 # gpiod: the GPIO VM test holds a line with gpiomon and reads gpioinfo in the guest, which runs the host's root;
 # v4l-utils: the CEC VM test plays the TV with cec-ctl there.
 CHECK_PACKAGES := python3-pil python3-pip gpiod v4l-utils
@@ -43,6 +43,7 @@ FUZZ_TARGETS := jpeg png webp vp8l heif settings devices control sync
 .PHONY: builtin-devices places all deps check-deps bench-deps deploy-check-deps build release run test unit-tests lint format shellcheck \
 	check-photos check-places check-renditions vm-test deploy-test bench symbol-order clean fault-deps faults test-asan \
 	test-tsan fuzz fuzz-brief soak vm-lowram vm-pacing mqtt-deps mqtt-test web-deps web-test sync-deps sync-test selection-test \
+	video-test \
 	vm-guard vm-display vm-input vm-gpio vm-cec vm-suspend vm-power vm-service
 
 all: build
@@ -223,11 +224,16 @@ selection-test: release
 	$(call apt_install,python3-pil)
 	/usr/bin/python3 Tests/Selection/test_selection.py --vitrine .build/release/vitrine
 
+# Clips on a headless panel: pacing, pause, an upright phone clip against ffmpeg's own decode, broken clips, loops.
+video-test: release
+	$(call apt_install,python3-pil ffmpeg)
+	/usr/bin/python3 Tests/Video/test_video.py --vitrine .build/release/vitrine
+
 # Every check, one stage after another, with a table of each stage's time at the end (Tests/Tools/stages.sh).
 # The unit tests run once, under AddressSanitizer (a plain run first would find nothing ASan's does not);
 # .ci/run adds ThreadSanitizer.
 TEST_STAGES := lint shellcheck deploy-test test-asan fuzz-brief check-photos check-places check-renditions faults \
-	mqtt-test sync-test selection-test web-test $(VM_STAGES)
+	mqtt-test sync-test selection-test video-test web-test $(VM_STAGES)
 test:
 	@Tests/Tools/stages.sh "$(MAKE)" $(TEST_STAGES)
 

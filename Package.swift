@@ -81,6 +81,10 @@ let package = Package(
         .systemLibrary(name: "CExpat", providers: [.apt(["libexpat1-dev"])]),
         // libsmbclient for SMB sources, loaded by `vitrine sync` only (libsmbclient-dev).
         .systemLibrary(name: "CSMBClient", providers: [.apt(["libsmbclient-dev"])]),
+        // FFmpeg for clips, loaded by the first clip (libavformat-dev, libavcodec-dev, libavutil-dev, libswscale-dev).
+        .systemLibrary(
+            name: "CFFmpeg",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev"])]),
         // The stubs those libraries' functions are called through, and their loader.
         .target(name: "CLazyLink", cSettings: [.unsafeFlags(["-ffunction-sections"], .when(configuration: .release))]),
         .systemLibrary(name: "CLinux"),
@@ -94,7 +98,7 @@ let package = Package(
             name: "VitrineImage",
             dependencies: [
                 "VitrineCore", "VitrinePlatform", "CJPEG", "CZlib", "CFreeType", "CSPNG", "CWebP", "CHeif", "CDav1d",
-                "CLCMS",
+                "CLCMS", "CFFmpeg",
             ],
             swiftSettings: strict
         ),

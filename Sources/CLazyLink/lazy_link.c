@@ -2,6 +2,10 @@
 #include "symbols.h"
 
 #include <dav1d/version.h>
+#include <libavcodec/version_major.h>
+#include <libavformat/version_major.h>
+#include <libavutil/version.h>
+#include <libswscale/version_major.h>
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -10,10 +14,10 @@
 #define VITRINE_STRING(x) #x
 #define VITRINE_EXPAND(x) VITRINE_STRING(x)
 
-#define VITRINE_LAZY_COUNT (VITRINE_LAZY_SMBCLIENT + 1)
+#define VITRINE_LAZY_COUNT (VITRINE_LAZY_SWSCALE + 1)
 
-/* The sonames of the packages the player depends on (Debian bookworm, Raspberry Pi OS). dav1d's follows its API's
- * major version, so it is taken from the header the build compiled against. */
+/* The sonames of the packages the player depends on (Debian bookworm, Raspberry Pi OS). dav1d's and FFmpeg's follow
+ * their API's major version, so they are taken from the headers the build compiled against. */
 static const char *const sonames[VITRINE_LAZY_COUNT] = {
     [VITRINE_LAZY_HEIF] = "libheif.so.1",
     [VITRINE_LAZY_DAV1D] = "libdav1d.so." VITRINE_EXPAND(DAV1D_API_VERSION_MAJOR),
@@ -25,6 +29,10 @@ static const char *const sonames[VITRINE_LAZY_COUNT] = {
     [VITRINE_LAZY_CURL] = "libcurl.so.4",
     [VITRINE_LAZY_EXPAT] = "libexpat.so.1",
     [VITRINE_LAZY_SMBCLIENT] = "libsmbclient.so.0",
+    [VITRINE_LAZY_AVUTIL] = "libavutil.so." VITRINE_EXPAND(LIBAVUTIL_VERSION_MAJOR),
+    [VITRINE_LAZY_AVCODEC] = "libavcodec.so." VITRINE_EXPAND(LIBAVCODEC_VERSION_MAJOR),
+    [VITRINE_LAZY_AVFORMAT] = "libavformat.so." VITRINE_EXPAND(LIBAVFORMAT_VERSION_MAJOR),
+    [VITRINE_LAZY_SWSCALE] = "libswscale.so." VITRINE_EXPAND(LIBSWSCALE_VERSION_MAJOR),
 };
 
 __attribute__((noreturn, used)) void vitrine_lazy_unloaded(void) {

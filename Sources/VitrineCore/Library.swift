@@ -20,8 +20,15 @@ public struct Library: Sendable {
 
     /// What phones, cameras, screenshots and browsers name their pictures; the content decides the format.
     private static let photoSuffixes: [StaticString] = [
-        ".jpg", ".jpeg", ".png", ".webp", ".heic", ".heif", ".hif", ".avif",
+        ".jpg", ".jpeg", ".png", ".webp", ".heic", ".heif", ".hif", ".avif", ".mp4", ".mov", ".m4v", ".mkv", ".webm",
     ]
+    private static let clipSuffixes: [StaticString] = [".mp4", ".mov", ".m4v", ".mkv", ".webm"]
+
+    /// Whether a slide's file name is a clip's (played to its end rather than shown for the interval). The content
+    /// decides the format when the file is read; the name is what the show can know without reading it.
+    public static func isClipName(_ name: String) -> Bool {
+        clipSuffixes.contains { hasSuffix(name.utf8, $0) }
+    }
     private static let partialSuffixes: [StaticString] = [".part", ".tmp", ".crdownload", ".partial", ".download"]
 
     /// Whether `bytes` ends with `suffix` (lowercase ASCII), ignoring ASCII case: no lowercased copy of the name,

@@ -22,6 +22,17 @@ public enum PauseReason: String, Sendable, CaseIterable, Comparable {
     case otherSource
     /// The slide to show next is still being decoded.
     case loading
+    /// A clip is on screen: the show moves on when it ends, not after the interval.
+    case playing
+
+    /// The reasons that hold a clip where it is (its picture stays, its sound stops); the others (a hold after
+    /// input, the next slide loading, the clip itself) let it play.
+    public var holdsClip: Bool {
+        switch self {
+        case .user, .suspend, .vtAway, .screenOff, .absent, .unplugged, .tvOff, .otherSource: true
+        case .inputHold, .loading, .playing: false
+        }
+    }
 
     public static func < (lhs: PauseReason, rhs: PauseReason) -> Bool {
         allCases.firstIndex(of: lhs) ?? 0 < allCases.firstIndex(of: rhs) ?? 0

@@ -81,6 +81,10 @@ public struct Player {
         case today(ShowDay, now: Double)
         /// A day-part of `playlists` came into force (nil: none is), at its boundary.
         case dayPart(DayParts.Part?, now: Double)
+        /// The clip on screen reached its end (or `video.maxSeconds`).
+        case clipEnded(SlideID, now: Double)
+        /// The clip on screen cannot go on playing: the show moves on.
+        case clipFailed(SlideID, message: String, now: Double)
 
         /// A category read, from a list of slides (tests and small libraries).
         public static func indexed(category: String, slides: [Slide], now: Double) -> Event {
@@ -94,7 +98,7 @@ public struct Player {
                 .release(_, let now), .woke(let now), .command(_, let now), .photosAdded(_, _, let now),
                 .photosRemoved(_, _, let now), .categoriesChanged(_, let now), .redraw(let now), .user(_, let now),
                 .inputHoldEnded(let now), .presence(_, _, let now), .seen(let now), .today(_, let now),
-                .dayPart(_, let now):
+                .dayPart(_, let now), .clipEnded(_, let now), .clipFailed(_, _, let now):
                 return now
             }
         }
@@ -122,6 +126,10 @@ public struct Player {
         case warn(String)
         /// The stars changed: to be kept in the state folder.
         case saveFavourites(Favourites)
+        /// The clip just presented (its first picture) is to play.
+        case playClip(ClipRequest)
+        /// The clip on screen is to pause, go on, stop or stop looping.
+        case clip(ClipCommand)
 
         public var description: String {
             switch self {
@@ -141,6 +149,9 @@ public struct Player {
             case .warn(let line): return "warn \(line)"
             case .saveFavourites(let favourites):
                 return "save favourites (\(favourites.starred.count) starred, \(favourites.unstarred.count) unstarred)"
+            case .playClip(let request):
+                return "play \(request.slide.id)\(request.loop ? " looping" : "")\(request.paused ? " paused" : "")"
+            case .clip(let command): return "clip \(command)"
             }
         }
     }
@@ -172,7 +183,7 @@ public struct Player {
     public private(set) var current: SlideID?
     /// The slide to show as soon as its frame is ready.
     public private(set) var wanted: SlideID?
-    public private(set) var timer: SlideTimer
+    public internal(set) var timer: SlideTimer
     public private(set) var screen: ScreenPower
     public private(set) var presented = 0
     private var cache: [SlideID: Frame] = [:]
@@ -181,7 +192,7 @@ public struct Player {
     private var flipPending = false
     private var queued: (Frame, SlideID)?
     /// The time of the event being handled.
-    private var now: Double = 0
+    var now: Double = 0
     /// The saved slide, until its category has been indexed once.
     private var resumeAt: SlideID?
     /// The saved round, likewise.
@@ -193,6 +204,8 @@ public struct Player {
     private var roundsLeft: [String: SelectionState] = [:]
     /// `playlists`: the day-part in force and its rotation.
     public private(set) var dayParts = DayPartRotation()
+    /// The clip on screen (the slide `current` when it is one), whether it plays now and whether it loops.
+    public internal(set) var clip: PlayingClip?
 
     public init(options: Options, favourites: Favourites = Favourites()) {
         self.options = options
@@ -219,6 +232,11 @@ public struct Player {
 
     public mutating func handle(_ event: Event) -> [Action] {
         now = event.now
+        let actions = handleEvent(event)
+        return actions + followClip(after: actions)
+    }
+
+    private mutating func handleEvent(_ event: Event) -> [Action] {
         switch event {
         case .start(let names, _):
             categories = names
@@ -340,6 +358,12 @@ public struct Player {
             return []
         case .dayPart(let part, let now):
             return enterDayPart(part, now: now)
+        case .clipEnded(let id, let now):
+            return clipEnded(id, now: now)
+        case .clipFailed(let id, let message, let now):
+            guard clip?.id == id else { return [] }
+            playlist?.markBroken(id)
+            return [.warn("skipped \(message)")] + clipEnded(id, now: now)
         case .seen:
             let wasOn = screen.isOn
             screen.seen()
@@ -637,6 +661,7 @@ public struct Player {
         wanted = nil
         presented += 1
         playlist?.moveTo(id)
+        actions += startClip(id, poster: frame)
         actions.append(.timer(timer.restart(now: now, transition: transition)))
         return actions + prefetch()
     }

@@ -9,7 +9,10 @@ public enum PortraitPairing {
         var index = 0
         while index < slides.count {
             let slide = slides[index]
-            if index + 1 < slides.count, isPortrait(slide), isPortrait(slides[index + 1]) {
+            // A clip plays alone.
+            if index + 1 < slides.count, !slide.isClip, !slides[index + 1].isClip, isPortrait(slide),
+                isPortrait(slides[index + 1])
+            {
                 result.append(Slide(pairing: slide, with: slides[index + 1]))
                 index += 2
             } else {

@@ -8,6 +8,8 @@ public struct PresentRecord: Sendable, Equatable {
     public var why: String?
     /// Each photo's caption as drawn.
     public var captions: [String?]
+    /// For a clip's picture after its first: its time in the clip (seconds).
+    public var clipTime: Double?
 
     public init(
         category: String, slide: String, file: String?, decodeMilliseconds: Double?, why: String? = nil,
@@ -178,6 +180,13 @@ public struct ScreenContents {
         guard fade != nil && request.purpose == .prefetch else { return false }
         deferred.append(request)
         return true
+    }
+
+    /// A clip ended on this picture: a fade out of the clip starts from it (the slide's first picture is kept till
+    /// then).
+    public mutating func clipEnded(on frame: Frame) {
+        if fadeSeconds != nil { kept = frame }
+        handed = frame
     }
 
     /// A waiting prefetch is not wanted any more.

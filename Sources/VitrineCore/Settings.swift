@@ -83,6 +83,8 @@ public struct Settings: Sendable, Equatable {
     public var cec: CECSettings?
     /// The clock, the date and MQTT texts over the picture; nil: none.
     public var overlay: OverlaySettings?
+    /// How clips play (`video`).
+    public var video = VideoSettings()
     /// The web remote; nil: no HTTP server.
     public var web: WebSettings?
     /// Remote folders mirrored into the library (WebDAV, SMB).
@@ -97,7 +99,7 @@ public struct Settings: Sendable, Equatable {
         "transition", "transitionSeconds", "pairPortraits", "caption", "captionPosition", "captionSize", "locale",
         "metricsFile", "metricsInterval", "positionFile", "positionSaveInterval", "rescanInterval",
         "headerCacheFolder", "renditionCacheFolder", "gpio", "presence", "mqtt", "cec", "web", "overlay",
-        "sources", "mix", "minRating", "favouriteRating", "favouritesFile", "playlists", "playlistHold",
+        "sources", "mix", "minRating", "favouriteRating", "favouritesFile", "playlists", "playlistHold", "video",
     ]
     public static let displayKeyNames = ["backend", "device", "connector", "mode", "headlessSize", "vtSwitching"]
     public static let scheduleKeyNames = ["off", "on"]
@@ -242,6 +244,9 @@ public struct Settings: Sendable, Equatable {
         }
         if let web = try object.object("web") {
             settings.web = try WebSettings.parse(web)
+        }
+        if let video = try object.object("video") {
+            settings.video = try VideoSettings.parse(video)
         }
         if let sources = try object.array("sources") {
             settings.sources = try SourceSettings.parseList(sources, file: file)

@@ -49,6 +49,10 @@ public struct Slide: Sendable, Equatable {
         a.timestamp != b.timestamp ? a.timestamp > b.timestamp : NaturalOrder.less(a.id.name, b.id.name)
     }
 
+    /// A clip (played to its end) rather than a photo: by the original's name, since the show decides before any
+    /// file is read.
+    public var isClip: Bool { pair.isEmpty && (original.map(Library.isClipName) ?? false) }
+
     /// The photos on screen, left to right; each carries its own name and files.
     public var photos: [Slide] { pair.isEmpty ? [self] : pair }
 }

@@ -79,6 +79,19 @@ public struct SlideTimer: Sendable, Equatable {
         return nil
     }
 
+    /// The slide is done early (a clip reached its end): `reason` no longer holds the timer, and the deadline is
+    /// now, so the show moves on as soon as nothing else holds it.
+    public mutating func finishEarly(_ reason: PauseReason, now: Double) -> Command? {
+        reasons.remove(reason)
+        expired = false
+        remaining = 0
+        deadline = nil
+        return armIfFree(now: now)
+    }
+
+    /// `reason` no longer holds the timer, which is not armed for it (the next `restart` arms it).
+    public mutating func clear(_ reason: PauseReason) { reasons.remove(reason) }
+
     /// A new interval, from the next slide on (the slide on screen keeps the time it was given).
     public mutating func changeInterval(to seconds: Double) {
         interval = seconds

@@ -16,6 +16,13 @@ public struct DRMMode: Sendable, CustomStringConvertible {
     let raw: drmModeModeInfo
 
     public var description: String { "\(size)@\(refresh)" }
+
+    /// Seconds between vblanks, from the pixel clock and the totals (59.94 Hz is not 60).
+    public var refreshPeriod: Double? {
+        let pixels = Double(raw.htotal) * Double(raw.vtotal)
+        guard raw.clock > 0, pixels > 0 else { return refresh > 0 ? 1 / Double(refresh) : nil }
+        return pixels / (Double(raw.clock) * 1000)
+    }
 }
 
 /// A connector of a card as probed: what `vitrine probe` prints and what the device-table match uses.

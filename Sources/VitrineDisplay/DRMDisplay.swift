@@ -24,6 +24,7 @@ public final class DRMDisplay: DisplayExecutor {
     public private(set) var size: Size
     public let connector: DRMConnector
     public private(set) var mode: DRMMode
+    public var refreshPeriod: Double? { mode.refreshPeriod }
     /// The mode the next `rebuildBuffers` makes buffers for (set when the connector came back at another size).
     public var pendingMode: DRMMode?
     /// Two, or three when fades are on and the budget has room (the next step painted during a flip).

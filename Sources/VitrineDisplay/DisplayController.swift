@@ -51,6 +51,10 @@ public final class DisplayController {
 
     public var eventDescriptors: [Int32] { executor.eventDescriptors + [timer.descriptor] }
     public var size: Size { executor.size }
+    /// Seconds between vblanks where flips complete on them; nil where they complete at once.
+    public var refreshPeriod: Double? { executor.refreshPeriod }
+    /// Whether a flip in flight or content waiting keeps the next picture from being flipped to now.
+    public var flipInFlight: Bool { machine.flipInFlight }
     public var snapshots: SnapshotWriter? { executor.snapshots }
     /// The power asked for (what `status` and the metrics report).
     public var isPoweredOn: Bool { machine.wantsPower }
@@ -81,6 +85,9 @@ public final class DisplayController {
     public func present(_ frame: Frame, _ record: PresentRecord, now: Double) {
         show(DisplayContent(screen.present(frame, record, screenCanFade: canFade, now: now)), now: now)
     }
+
+    /// A clip ended on `frame` (a copy of its last picture): the next slide fades out of it.
+    public func clipEnded(on frame: Frame) { screen.clipEnded(on: frame) }
 
     /// Shows the fade's next steps while the screen can take them: one when nothing is flipping, and with a third
     /// buffer one more, painted while the flip is in flight (so it makes the next vblank). A dark screen takes

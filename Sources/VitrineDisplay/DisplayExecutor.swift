@@ -14,6 +14,8 @@ public protocol DisplayExecutor: AnyObject {
     var blendsCleanly: Bool { get }
     /// What the screen is, for log lines.
     var name: String { get }
+    /// Seconds between vblanks, where flips complete on them (nil: at once, as headless and fbdev do).
+    var refreshPeriod: Double? { get }
     /// Paints content into a buffer; `front` is the buffer on screen, which overlays start from.
     func paint(_ content: DisplayContent, buffer: Int, front: Int)
     /// Asks for a flip to the buffer with a completion that carries `serial`; nil when the kernel took it.
@@ -38,6 +40,7 @@ public protocol DisplayExecutor: AnyObject {
 extension DisplayExecutor {
     public var snapshots: SnapshotWriter? { nil }
     public var blendsCleanly: Bool { bufferCount >= 2 }
+    public var refreshPeriod: Double? { nil }
     public func dropMaster() {}
     public func takeMaster() -> Bool { true }
     public func rebuildBuffers() -> Bool { false }

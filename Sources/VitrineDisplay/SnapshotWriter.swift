@@ -46,6 +46,7 @@ public final class SnapshotWriter {
             fields.append("\"why\":\(record.why.map(JSONText.quote) ?? "null")")
             let captions = record.captions.map { $0.map(JSONText.quote) ?? "null" }
             fields.append("\"captions\":[\(captions.joined(separator: ","))]")
+            if let time = record.clipTime { fields.append("\"clip_time\":\(JSONText.number(time))") }
         } else {
             fields.append("\"category\":null,\"slide\":null,\"file\":null,\"decode_ms\":null,\"why\":null")
         }

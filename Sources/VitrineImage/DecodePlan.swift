@@ -80,6 +80,15 @@ public struct DecodePlan: Sendable, Equatable {
             numerator = 8 / reduction
             decoded = scaled(header.size, numerator: numerator)
             decoderBytes = heif.decoderWorkspaceBytes(reduction: reduction)
+        case .clip(let clip):
+            // libswscale scales the first picture straight to what the box needs; the picture the decoder holds and
+            // the scaled copy are what the still costs.
+            if needed < 1 {
+                decoded = Size(
+                    width: min(header.size.width, Int((Double(header.size.width) * needed).rounded(.up))),
+                    height: min(header.size.height, Int((Double(header.size.height) * needed).rounded(.up))))
+            }
+            decoderBytes = clip.size.pixelCount * 3 / 2 * (clip.bitDepth > 8 ? 2 : 1) * 2 + decoded.pixelCount * 4
         case .png, .heif:
             break
         }

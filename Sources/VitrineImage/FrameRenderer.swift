@@ -264,6 +264,9 @@ public final class FrameRenderer {
             }
             return try HEIFRowDecoder(file: file, header: header, isCancelled: isCancelled)
         }
+        if case .clip = plan.header.details {
+            return try ClipPosterDecoder(path: file.path, outputSize: plan.decodedSize)
+        }
         do throws(RowDecodeFailure) {
             switch plan.header.details {
             case .jpeg(let header):
@@ -282,6 +285,8 @@ public final class FrameRenderer {
                 return try WebPRowDecoder(file: file, header: header, outputSize: plan.decodedSize)
             case .heif:
                 throw RowDecodeFailure(message: "HEIF is decoded by libheif")
+            case .clip:
+                throw RowDecodeFailure(message: "a clip is decoded by libavcodec")
             }
         } catch {
             throw ImageError(file: file.path, reason: .decodeFailed(error.message))

@@ -6,6 +6,8 @@ public enum ImageFormat: String, Sendable, Equatable, CaseIterable {
     case webp = "WebP"
     case heif = "HEIF"
     case avif = "AVIF"
+    /// A video clip: MP4 and QuickTime (ISO media that is not an image), Matroska and WebM. libavformat reads it.
+    case clip = "clip"
 
     /// How many leading bytes `detect` looks at: enough for an ISO media `ftyp` box's first compatible brands.
     public static let signatureLength = 32
@@ -22,13 +24,17 @@ public enum ImageFormat: String, Sendable, Equatable, CaseIterable {
         if start.count >= 12, start.starts(with: Array("RIFF".utf8)), start[8..<12].elementsEqual("WEBP".utf8) {
             return .webp
         }
+        if start.starts(with: [0x1A, 0x45, 0xDF, 0xA3]) { return .clip }
         return isoMediaFormat(start)
     }
 
     /// HEIF or AVIF from an ISO media file's `ftyp` box: its major brand, or for the generic image brands the
     /// compatible brands that follow (an AVIF says `avif` there).
     static func isoMediaFormat(_ start: [UInt8]) -> ImageFormat? {
-        guard start.count >= 12, start[4..<8].elementsEqual("ftyp".utf8) else { return nil }
+        guard start.count >= 12 else { return nil }
+        // Old QuickTime files start with their movie, data or padding box, with no `ftyp`.
+        if quickTimeBoxes.contains(where: { start[4..<8].elementsEqual($0.utf8) }) { return .clip }
+        guard start[4..<8].elementsEqual("ftyp".utf8) else { return nil }
         let boxSize = start[0..<4].reduce(0) { $0 << 8 | Int($1) }
         func brand(at offset: Int) -> String { String(decoding: start[offset..<offset + 4], as: UTF8.self) }
         let major = brand(at: 8)
@@ -40,16 +46,20 @@ public enum ImageFormat: String, Sendable, Equatable, CaseIterable {
         }
         if avifBrands.contains(major) { return .avif }
         if heifBrands.contains(major) { return .heif }
-        guard imageBrands.contains(major) || compatible.contains(where: imageBrands.contains) else { return nil }
+        guard imageBrands.contains(major) || compatible.contains(where: imageBrands.contains) else { return .clip }
         if compatible.contains(where: avifBrands.contains) { return .avif }
         if compatible.contains(where: heifBrands.contains) || imageBrands.contains(major) { return .heif }
-        return nil
+        return .clip
     }
+
+    static let quickTimeBoxes = ["moov", "mdat", "wide", "free", "skip"]
+
+    /// Whether the format is a clip (played) rather than a photo (shown).
+    public var isClip: Bool { self == .clip }
 
     /// What a file that is none of the formats looks like, for the refusal.
     public static func describeUnknown(_ start: [UInt8]) -> String {
         if start.starts(with: Array("GIF8".utf8)) { return "GIF image data" }
-        if start.count >= 12, start[4..<8].elementsEqual("ftyp".utf8) { return "MP4 or other ISO media data" }
         if start.starts(with: [0x49, 0x49, 0x2A, 0]) || start.starts(with: [0x4D, 0x4D, 0, 0x2A]) {
             return "TIFF data"
         }
@@ -60,7 +70,7 @@ public enum ImageFormat: String, Sendable, Equatable, CaseIterable {
 
     /// The formats, as a refusal lists them.
     public static var shownList: String {
-        let names = allCases.map(\.rawValue)
-        return names.dropLast().joined(separator: ", ") + " and " + (names.last ?? "")
+        let names = allCases.filter { !$0.isClip }.map(\.rawValue)
+        return names.joined(separator: ", ") + " and clips (MP4, MOV, MKV, WebM)"
     }
 }

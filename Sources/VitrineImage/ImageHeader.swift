@@ -9,6 +9,7 @@ public struct ImageHeader: Equatable, Sendable {
         case png(PNGHeader)
         case webp(WebPHeader)
         case heif(HEIFHeader)
+        case clip(ClipHeader)
     }
 
     public var details: Details
@@ -30,6 +31,7 @@ public struct ImageHeader: Equatable, Sendable {
         case .png: return .png
         case .webp: return .webp
         case .heif(let header): return header.avif ? .avif : .heif
+        case .clip: return .clip
         }
     }
 
@@ -50,6 +52,7 @@ public struct ImageHeader: Equatable, Sendable {
             return (header.animated ? "animated " : "") + (header.lossless ? "lossless WebP" : "WebP")
         case .heif(let header):
             return (header.bitDepth > 8 ? "\(header.bitDepth)-bit " : "") + (header.avif ? "AVIF" : "HEIF")
+        case .clip(let header): return (header.bitDepth > 8 ? "\(header.bitDepth)-bit " : "") + header.kind + " clip"
         }
     }
 
@@ -102,6 +105,21 @@ public struct ImageHeader: Equatable, Sendable {
         decoderWorkspaceBytes = heif.decoderWorkspaceBytes
     }
 
+    /// A clip's header: its first picture is the still (its size before the display matrix's turn).
+    public init(_ clip: ClipHeader) {
+        details = .clip(clip)
+        size = clip.size
+        orientation = clip.orientation
+        dateTimeOriginal = clip.recorded
+        hasAlpha = false
+        decoderWorkspaceBytes = clip.decoderWorkspaceBytes
+    }
+
+    public var clip: ClipHeader? {
+        if case .clip(let header) = details { return header }
+        return nil
+    }
+
     /// No photo larger than this is read, whatever `maxMegapixels` says (it goes up to 1000): a bound on every
     /// size computed from the header, which a crafted file can set to 2^31 on a side.
     public static let largestPixelCount = 1_000_000_000
@@ -111,7 +129,8 @@ public struct ImageHeader: Equatable, Sendable {
     /// through `heif` (given the format and `read`), which needs libheif; without it they are refused.
     public static func parse(
         file: String, fileBytes: Int, read: (Int, Int) throws(ImageError) -> [UInt8],
-        heif: ((ImageFormat, (Int, Int) throws(ImageError) -> [UInt8]) throws(ImageError) -> HEIFHeader)? = nil
+        heif: ((ImageFormat, (Int, Int) throws(ImageError) -> [UInt8]) throws(ImageError) -> HEIFHeader)? = nil,
+        clip: (() throws(ImageError) -> ClipHeader)? = nil
     ) throws(ImageError) -> ImageHeader {
         let start = try read(0, ImageFormat.signatureLength)
         if start.isEmpty { throw ImageError(file: file, reason: .empty) }
@@ -149,6 +168,11 @@ public struct ImageHeader: Equatable, Sendable {
             let header = try heif(format, read)
             _ = try bounded(header.size)
             return ImageHeader(header)
+        case .clip:
+            guard let clip else {
+                throw ImageError(file: file, reason: .unsupportedVariant(.clip, "no clip reader here"))
+            }
+            return ImageHeader(try clip())
         case nil: throw ImageError(file: file, reason: .unknownFormat(ImageFormat.describeUnknown(start)))
         }
     }

@@ -85,6 +85,7 @@ struct PhotoFile: ~Copyable {
                 let still = container.flatMap { try? HEIFStill.read($0, file: path, format: format) }
                 return try HEIFFile(path: path, descriptor: descriptor, fileBytes: byteCount).header(
                     avif: format == .avif, container: container, grid: grid, still: still)
-            })
+            },
+            clip: { () throws(ImageError) -> ClipHeader in try ClipFile(path: path).header })
     }
 }

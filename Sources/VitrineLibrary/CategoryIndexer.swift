@@ -84,13 +84,17 @@ struct CategoryIndexer {
                 if let captured { catalog.setTimestamp(captured, at: index) }
                 catalog.setTraits(
                     SlideTraits(
-                        captured: captured != nil, portrait: size.map(PortraitPairing.isPortrait) ?? false,
+                        // A clip plays alone: it is never half of a pair.
+                        captured: captured != nil,
+                        portrait: !slide.isClip && (size.map(PortraitPairing.isPortrait) ?? false),
                         fresh: readNow && cache.knewLibrary, rating: found?.facts?.rating),
                     at: index)
             case .name:
                 break
             }
-            if pairPortraits, order != .shuffle, slide.renditions.isEmpty, let size { sizes[index] = size }
+            if pairPortraits, order != .shuffle, slide.renditions.isEmpty, !slide.isClip, let size {
+                sizes[index] = size
+            }
         }
         if !unrated.isEmpty { catalog.remove(unrated) }
         // `shuffle` pairs as it draws (SelectionEngine); the other orders pair photos next to each other.

@@ -69,6 +69,9 @@ struct PhotoFileList {
             let (nameA, nameB) = (name(a), name(b))
             if !nameA.elementsEqual(nameB) { return NaturalOrder.less(bytes: nameA, nameB) }
             if (a.width == 0) != (b.width == 0) { return a.width == 0 }
+            // A photo and a clip of one name are a Live Photo (IMG_1234.HEIC and IMG_1234.MOV): the photo is shown.
+            let (clipA, clipB) = (isClip(a), isClip(b))
+            if clipA != clipB { return clipB }
             return NaturalOrder.less(bytes: path(a), path(b))
         }
         var catalog = SlideCatalog(category: category.name, folder: category.path)
@@ -113,6 +116,10 @@ struct PhotoFileList {
                     }))
         }
         return catalog
+    }
+
+    private func isClip(_ record: Record) -> Bool {
+        Library.isClipName(String(decoding: path(record).suffix(5), as: UTF8.self))
     }
 
     /// Whether a rendition's file name is exactly `NAME@WxH.jpg` (the name it can be found again by).

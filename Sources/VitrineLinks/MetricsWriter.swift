@@ -40,8 +40,16 @@ public final class MetricsWriter {
         /// Each source's sync: whether its last sync ended in sync, when the last good one ended (Unix time, 0
         /// before the first), the bytes fetched since start.
         public var sources: [(name: String, inSync: Bool, lastSync: Double, bytes: Int64)] = []
+        /// Clips' pictures by decoder ("h264 (software)", "h264_v4l2m2m (V4L2 hardware)"): shown, dropped, late.
+        public var clipPictures: [String: (shown: Int, dropped: Int, late: Int)] = [:]
 
         public init() {}
+
+        /// A clip's pictures, added to its decoder's totals.
+        public mutating func recordClip(decoder: String, shown: Int, dropped: Int, late: Int) {
+            let before = clipPictures[decoder] ?? (0, 0, 0)
+            clipPictures[decoder] = (before.shown + shown, before.dropped + dropped, before.late + late)
+        }
 
         public mutating func recordDecode(seconds: Double) {
             let bucket = MetricsWriter.decodeBuckets.firstIndex { seconds <= $0 } ?? MetricsWriter.decodeBuckets.count
@@ -111,10 +119,25 @@ public final class MetricsWriter {
             [("", "\(figures.budgetLimitBytes)")])
         metric(
             "vitrine_paused", "gauge", "1 while the slide timer is held for any reason.",
-            [("", figures.pauseReasons.subtracting([.loading]).isEmpty ? "0" : "1")])
+            [("", figures.pauseReasons.subtracting([.loading, .playing]).isEmpty ? "0" : "1")])
         metric(
             "vitrine_pause_reason", "gauge", "1 for each reason the slide timer is held.",
             PauseReason.allCases.map { ("{reason=\"\($0.rawValue)\"}", figures.pauseReasons.contains($0) ? "1" : "0") })
+        if !figures.clipPictures.isEmpty {
+            let decoders = figures.clipPictures.keys.sorted()
+            func label(_ decoder: String) -> String { "{decoder=\"\(decoder.replacingQuotes)\"}" }
+            metric(
+                "vitrine_clip_pictures_shown_total", "counter", "Clip pictures that reached the screen, by decoder.",
+                decoders.map { (label($0), "\(figures.clipPictures[$0]?.shown ?? 0)") })
+            metric(
+                "vitrine_clip_pictures_dropped_total", "counter",
+                "Clip pictures passed over because a later one was already due, by decoder.",
+                decoders.map { (label($0), "\(figures.clipPictures[$0]?.dropped ?? 0)") })
+            metric(
+                "vitrine_clip_pictures_late_total", "counter",
+                "Clip pictures that reached the screen more than one vblank after they were due, by decoder.",
+                decoders.map { (label($0), "\(figures.clipPictures[$0]?.late ?? 0)") })
+        }
         metric("vitrine_screen_on", "gauge", "1 while the screen is on.", [("", figures.screenOn ? "1" : "0")])
         if let present = figures.present {
             metric(
@@ -160,5 +183,17 @@ public final class MetricsWriter {
             "vitrine_start_time_seconds", "gauge", "When the player started (Unix time).",
             [("", number(figures.startTime))])
         return text
+    }
+}
+
+extension String {
+    /// A Prometheus label value: backslashes and double quotes escaped.
+    fileprivate var replacingQuotes: String {
+        var out = ""
+        for character in self {
+            if character == "\\" || character == "\"" { out.append("\\") }
+            out.append(character)
+        }
+        return out
     }
 }

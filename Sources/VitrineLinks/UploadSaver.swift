@@ -143,6 +143,7 @@ struct UploadSaver: Sendable {
         case .webp: fitting = ["webp"]
         case .heif: fitting = ["heic", "heif", "hif"]
         case .avif: fitting = ["avif"]
+        case .clip: fitting = ["mp4", "mov", "m4v", "mkv", "webm"]
         }
         return fitting.contains(suffix) ? name : "\(name[..<dot]).\(fitting[0])"
     }

@@ -32,6 +32,22 @@ public final class JoinableThread {
         self.thread = thread
     }
 
+    /// Starts `body` on a thread nobody waits for: it ends on its own (a clip's decoder, which may be inside a read
+    /// of a share that stalls when the clip is left, and must not hold the player's thread up then).
+    public static func detach(_ body: @escaping @Sendable () -> Void) {
+        let context = Unmanaged.passRetained(Work(body)).toOpaque()
+        var thread = pthread_t()
+        let status = pthread_create(
+            &thread, nil,
+            { raw in
+                guard let raw else { return nil }
+                Unmanaged<Work>.fromOpaque(raw).takeRetainedValue().body()
+                return nil
+            }, context)
+        precondition(status == 0, "pthread_create failed with \(status)")
+        pthread_detach(thread)
+    }
+
     public func join() {
         guard !joined else { return }
         pthread_join(thread, nil)

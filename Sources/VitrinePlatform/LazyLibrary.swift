@@ -11,6 +11,7 @@ import CLazyLink
 /// process.
 public enum LazyLibrary: CaseIterable, Sendable {
     case heif, dav1d, input, mosquitto, microhttpd, qrencode, freetype, curl, expat, smbclient
+    case avutil, avcodec, avformat, swscale
 
     private var raw: vitrine_lazy_library {
         switch self {
@@ -24,6 +25,10 @@ public enum LazyLibrary: CaseIterable, Sendable {
         case .curl: VITRINE_LAZY_CURL
         case .expat: VITRINE_LAZY_EXPAT
         case .smbclient: VITRINE_LAZY_SMBCLIENT
+        case .avutil: VITRINE_LAZY_AVUTIL
+        case .avcodec: VITRINE_LAZY_AVCODEC
+        case .avformat: VITRINE_LAZY_AVFORMAT
+        case .swscale: VITRINE_LAZY_SWSCALE
         }
     }
 
@@ -40,6 +45,7 @@ public enum LazyLibrary: CaseIterable, Sendable {
         case .curl: "WebDAV sources"
         case .expat: "WebDAV sources' folder listings"
         case .smbclient: "SMB sources"
+        case .avutil, .avcodec, .avformat, .swscale: "clips"
         }
     }
 

@@ -43,7 +43,13 @@ extension PlayerRuntime {
                 machine.bytesFetched + (machine.running?.bytes ?? 0)
             )
         }
-        return figures
+        // The clip in play counts too; finished clips are in `figures` already (`stopClip`).
+        var current = figures
+        if let playback = clipPlayback, let decoder = playback.decoder {
+            let live = playback.pacer.figures
+            current.recordClip(decoder: decoder, shown: live.presented, dropped: live.dropped, late: live.late)
+        }
+        return current
     }
 
     /// The memory part of the stats lines: resident, anonymous, peak, and the budget in use.
@@ -138,6 +144,30 @@ extension PlayerRuntime {
             + "\"held_by_hand\":\(status.heldByHand)}"
     }
 
+    /// The clip on screen (or the last one played): its decoder, where it is, and how its pictures went.
+    func clipJSON(now: Double) -> String {
+        let figures: ClipPacer.Figures
+        var fields: [String] = []
+        if let playback = clipPlayback {
+            figures = playback.pacer.figures
+            fields += [
+                "\"slide\":\(JSONText.quote(playback.id.name))",
+                "\"decoder\":\(playback.decoder.map(JSONText.quote) ?? "null")",
+                "\"seconds\":\(JSONText.number((playback.pacer.position(now: now) * 1000).rounded() / 1000))",
+                "\"playing\":\(playback.started && !playback.held)",
+            ]
+        } else if let last = clipFigures {
+            figures = last
+            fields.append("\"playing\":false")
+        } else {
+            return "null"
+        }
+        fields += [
+            "\"presented\":\(figures.presented)", "\"dropped\":\(figures.dropped)", "\"late\":\(figures.late)",
+        ]
+        return "{" + fields.joined(separator: ",") + "}"
+    }
+
     func statusLine(now: Double) -> String {
         let status = player.status(now: now)
         let mib = { (bytes: Int) in JSONText.number(Double(bytes) / 1_048_576) }
@@ -166,6 +196,7 @@ extension PlayerRuntime {
             "\"modesets\":\(display.modesets)",
             "\"longest_turn_ms\":\(JSONText.number((longestTurn * 1000).rounded()))",
             "\"sources\":\(syncs?.statusJSON(now: now) ?? "[]")",
+            "\"clip\":\(clipJSON(now: now))",
         ]
         longestTurn = 0
         return "{" + fields.joined(separator: ",") + "}"

@@ -107,6 +107,13 @@ public final class PlayerRuntime {
     var exitStatus: Int32?
     /// The longest time the loop spent on one wake-up since the last `status` (a flip or a key waits that long).
     var longestTurn = 0.0
+    /// The clip on screen as it plays; nil while a photo is shown.
+    var clipPlayback: ClipPlayback?
+    /// When the clip's next picture is due; and the bell its stream rings.
+    let clipTimer: MonotonicTimer
+    let clipWakeup: Wakeup
+    /// How the last clip played (`status`).
+    var clipFigures: ClipPacer.Figures?
     /// A fade holds the outgoing and the incoming frame, and a decode the viewer asks for during it a third; they
     /// are on top of the minimum (two scanout buffers and one frame), with this much left for decoding.
     static let fadeDecodeRoom = 16 << 20
@@ -232,6 +239,8 @@ public final class PlayerRuntime {
             overlay = try TextOverlay()
             watchdogTimer = try MonotonicTimer()
             metricsTimer = try MonotonicTimer()
+            clipTimer = try MonotonicTimer()
+            clipWakeup = try Wakeup()
             let root = Library(root: settings.library).root
             position = try positionStore.map { (store) throws(RuntimeError) in
                 try PositionKeeper(
@@ -428,6 +437,7 @@ public final class PlayerRuntime {
         web?.close()
         // Not waited for: systemd (or init) collects a sync still ending after the player.
         _ = syncs?.close()
+        stopClip()
         slidePictures.stop()
         libraryLoader.stop()
         worker.stop()
@@ -474,6 +484,10 @@ public final class PlayerRuntime {
                 for event in input.read() { handleInput(event, now: now) }
             }
         }
+        try loop.add(clipTimer.descriptor) { [unowned self] _ in
+            if clipTimer.acknowledge() { pumpClip(now: MonotonicClock.seconds()) }
+        }
+        try loop.add(clipWakeup.descriptor) { [unowned self] _ in clipStreamRang(now: MonotonicClock.seconds()) }
         try loop.add(inputHoldTimer.descriptor) { [unowned self] _ in
             if inputHoldTimer.acknowledge() { send(.inputHoldEnded(now: MonotonicClock.seconds())) }
         }
@@ -589,6 +603,10 @@ public final class PlayerRuntime {
             log(line)
         case .warn(let line):
             log(.warning, line)
+        case .playClip(let request):
+            playClip(request)
+        case .clip(let command):
+            clipCommand(command, now: MonotonicClock.seconds())
         case .saveFavourites(let favourites):
             if let favouritesStore {
                 favouritesStore.save(favourites)
@@ -621,7 +639,9 @@ public final class PlayerRuntime {
     /// Puts the text that should be over the picture there, or takes it away; waits while a flip is in flight, a
     /// fade runs or the screen is dark.
     private func refreshOverlay() {
-        guard display.isLit, !display.isBusy, !display.screen.isFading else { return }
+        // A clip's pictures follow each other on every vblank or two: text over one would be gone with the next
+        // (the corner is painted into each; a banner waits for the clip to pause or end).
+        guard display.isLit, !display.isBusy, !display.screen.isFading, clipPlayback?.held ?? true else { return }
         let paused = player.timer.reasons.contains(.user)
         // Without a photo the screen says where they are to come from (a first start with an empty cache).
         let noPhotos = player.categories.isEmpty || player.playlist?.isEmpty == true
@@ -660,6 +680,8 @@ public final class PlayerRuntime {
             for output in outputs {
                 let now = MonotonicClock.seconds()
                 switch output {
+                case .completed(.frame(let frame, let record), let visible, let at) where record.clipTime != nil:
+                    clipPictureDone(frame, visible: visible, at: at, now: now)
                 case .completed(let content, let visible, let at):
                     completed(content.shown, visible: visible, now: min(at, now))
                 case .reappeared:
@@ -689,6 +711,7 @@ public final class PlayerRuntime {
             return
         }
         guard case .frame(let record) = shown else { return }
+        clipPosterShown(record, now: now)
         presentedCount += 1
         position?.shown(
             SlideID(category: record.category, name: record.slide), selection: player.playlist?.savedSelection(),

@@ -107,7 +107,8 @@ final class RecordingConsole: Console {
         #expect(result.status == 1)
         #expect(
             result.errors
-                == "vitrine render: \(broken): not a photo Vitrine can show (starts with 0x6E 0x6F 0x74 0x20); it shows JPEG, PNG, WebP, HEIF and AVIF\n"
+                == "vitrine render: \(broken): not a photo Vitrine can show (starts with 0x6E 0x6F 0x74 0x20); it shows JPEG, "
+                + "PNG, WebP, HEIF, AVIF and clips (MP4, MOV, MKV, WebM)\n"
         )
         #expect(!FileBytes.exists("\(folder.path)/x.png"))
     }

@@ -66,13 +66,20 @@ import VitrineTestSupport
 
     @Test func unknownContentIsDescribedAndTheShownFormatsListed() {
         #expect(Self.reason(Array("GIF89a....".utf8)) == .unknownFormat("GIF image data"))
-        #expect(Self.reason([0, 0, 0, 24] + Array("ftypisom".utf8)) == .unknownFormat("MP4 or other ISO media data"))
+        // ISO media that is no image is a clip (read by libavformat, which this parse is not given).
+        #expect(ImageFormat.detect([0, 0, 0, 24] + Array("ftypisom".utf8) + [0, 0, 0, 0]) == .clip)
+        #expect(ImageFormat.detect([0, 0, 0, 8] + Array("moov".utf8) + [0, 0, 0, 0]) == .clip)
+        #expect(ImageFormat.detect([0x1A, 0x45, 0xDF, 0xA3, 0x9F, 0x42, 0x86, 0x81, 1, 0, 0, 0]) == .clip)
+        #expect(
+            Self.reason([0, 0, 0, 24] + Array("ftypisom".utf8) + [0, 0, 0, 0])
+                == .unsupportedVariant(.clip, "no clip reader here"))
         #expect(Self.reason([0x12, 0x34]) == .unknownFormat("starts with 0x12 0x34"))
         #expect(Self.reason([]) == .empty)
         let error = ImageError(file: "a.png", reason: .unknownFormat("GIF image data"))
         #expect(
             error.description
-                == "a.png: not a photo Vitrine can show (GIF image data); it shows JPEG, PNG, WebP, HEIF and AVIF")
+                == "a.png: not a photo Vitrine can show (GIF image data); it shows JPEG, PNG, WebP, HEIF, AVIF and clips "
+                + "(MP4, MOV, MKV, WebM)")
     }
 
     @Test(arguments: [

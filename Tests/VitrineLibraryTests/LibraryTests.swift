@@ -46,7 +46,11 @@ import VitrineTestSupport
         let category = try #require(try library.categories().first)
         let slides = try library.slides(in: category)
         #expect(
-            slides.map(\.id.name) == ["2024/nested", "beach", "img2", "img10", "odd@big", "only", "saved", "shot"])
+            slides.map(\.id.name) == [
+                "2024/nested", "beach", "img2", "img10", "movie", "odd@big", "only", "saved", "shot",
+            ])
+        // A clip is a slide too (see "Video"): told by its name here, by its content when it is read.
+        #expect(slides.first { $0.id.name == "movie" }?.isClip == true)
         let beach = try #require(slides.first { $0.id.name == "beach" })
         #expect(beach.id == SlideID(category: "Trip", name: "beach"))
         #expect(beach.original == "\(folder.path)/Trip/beach.jpg")

@@ -5,7 +5,8 @@
  * encoders, libmicrohttpd GnuTLS, libmosquitto OpenSSL, libinput GLib through libwacom, FreeType libpng and
  * brotli): about 9 MiB of a process that may need none of them (a headless player, `vitrine render` of a JPEG, a
  * frame without MQTT, a show that never puts text on screen). libcurl (with its 30 libraries), expat and
- * libsmbclient (110) are loaded by `vitrine sync` only, never by the player.
+ * libsmbclient (110) are loaded by `vitrine sync` only, never by the player. FFmpeg's libraries (libavcodec maps
+ * some 40 more: codecs, VA-API, VDPAU) are loaded by the first clip.
  *
  * Calls go through stubs that jump to the library's function once `vitrine_lazy_load` has succeeded for it;
  * a call before that is a bug and ends the process with a message.
@@ -23,6 +24,10 @@ enum vitrine_lazy_library {
     VITRINE_LAZY_CURL,
     VITRINE_LAZY_EXPAT,
     VITRINE_LAZY_SMBCLIENT,
+    VITRINE_LAZY_AVUTIL,
+    VITRINE_LAZY_AVCODEC,
+    VITRINE_LAZY_AVFORMAT,
+    VITRINE_LAZY_SWSCALE,
 };
 
 /* The file name the library is loaded by (its soname). */

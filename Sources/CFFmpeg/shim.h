@@ -1,0 +1,132 @@
+#ifndef VITRINE_CFFMPEG_SHIM_H
+#define VITRINE_CFFMPEG_SHIM_H
+/*
+ * FFmpeg (libavformat, libavcodec, libavutil, libswscale) for clips. Loaded when the first clip is opened
+ * (Sources/CLazyLink), so a frame that shows only photos never maps them (libavcodec alone maps some 40 more
+ * libraries). What Swift cannot reach itself is here: FFmpeg's error macros and the decoder's callbacks.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libavutil/avutil.h>
+#include <libavutil/display.h>
+#include <libavutil/hwcontext.h>
+#include <libavutil/imgutils.h>
+#include <libavutil/pixdesc.h>
+#include <libswscale/swscale.h>
+
+static inline int vitrine_av_eof(void) { return AVERROR_EOF; }
+static inline int vitrine_av_exit(void) { return AVERROR_EXIT; }
+static inline int vitrine_av_invalid_data(void) { return AVERROR_INVALIDDATA; }
+static inline int vitrine_av_again(void) { return AVERROR(EAGAIN); }
+static inline int vitrine_av_error(int code) { return AVERROR(code); }
+static inline int64_t vitrine_av_nopts(void) { return AV_NOPTS_VALUE; }
+static inline int vitrine_av_time_base(void) { return AV_TIME_BASE; }
+
+/* The interrupt callback: libavformat asks it during every blocking read, so a clip no longer wanted (or a share that
+ * stalls while a decode is given up) ends at its next read. `flag` points at a word the canceller sets to 1. */
+static int vitrine_av_interrupted(void *flag) {
+    return __atomic_load_n((const int *)flag, __ATOMIC_ACQUIRE) != 0;
+}
+
+/* Opens `path` with the interrupt word `flag` (which must outlive the context). 0 or a negative AVERROR. */
+static inline int vitrine_av_open(AVFormatContext **context, const char *path, int *flag) {
+    AVFormatContext *made = avformat_alloc_context();
+    if (made == NULL) return AVERROR(ENOMEM);
+    made->interrupt_callback.callback = vitrine_av_interrupted;
+    made->interrupt_callback.opaque = flag;
+    /* Probing reads at most 5 MB and 5 s of the file's start: bounded whatever the file claims. */
+    int result = avformat_open_input(&made, path, NULL, NULL);
+    if (result < 0) return result; /* avformat_open_input frees the context on failure */
+    *context = made;
+    return 0;
+}
+
+/* The display matrix's rotation in degrees (counter-clockwise, as FFmpeg reports it), or 0. iPhone clips are stored
+ * landscape with a matrix that turns them upright. */
+static inline double vitrine_av_rotation(const AVStream *stream) {
+    size_t size = 0;
+    const uint8_t *matrix = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size);
+    if (matrix == NULL || size < 9 * sizeof(int32_t)) return 0;
+    double degrees = av_display_rotation_get((const int32_t *)matrix);
+    return degrees != degrees ? 0 : degrees; /* NaN for a matrix that is no rotation */
+}
+
+/* The hardware frames' software format is chosen by FFmpeg; the decoder's get_format picks the hardware surface
+ * format when the device offers it, else the first software format (so a clip the hardware refuses still plays). */
+static enum AVPixelFormat vitrine_av_pick_format(AVCodecContext *context, const enum AVPixelFormat *formats) {
+    enum AVPixelFormat wanted = (enum AVPixelFormat)(intptr_t)context->opaque;
+    for (const enum AVPixelFormat *format = formats; *format != AV_PIX_FMT_NONE; format++) {
+        if (*format == wanted) return *format;
+    }
+    for (const enum AVPixelFormat *format = formats; *format != AV_PIX_FMT_NONE; format++) {
+        const AVPixFmtDescriptor *descriptor = av_pix_fmt_desc_get(*format);
+        if (descriptor != NULL && !(descriptor->flags & AV_PIX_FMT_FLAG_HWACCEL)) return *format;
+    }
+    return AV_PIX_FMT_NONE;
+}
+
+/* Hands decoding to a hardware device of `type` (VA-API): 0, or a negative AVERROR when there is none. */
+static inline int vitrine_av_use_device(AVCodecContext *context, enum AVHWDeviceType type, const char *device,
+                                        enum AVPixelFormat surface) {
+    AVBufferRef *made = NULL;
+    int result = av_hwdevice_ctx_create(&made, type, device, NULL, 0);
+    if (result < 0) return result;
+    context->hw_device_ctx = made; /* the context owns the reference now */
+    context->opaque = (void *)(intptr_t)surface;
+    context->get_format = vitrine_av_pick_format;
+    return 0;
+}
+
+/* The error's text. */
+static inline void vitrine_av_describe(int code, char *text, size_t size) {
+    if (av_strerror(code, text, size) < 0) snprintf(text, size, "error %d", code);
+}
+
+/* Sets a scaler's Y'CbCr matrix and ranges from the frame's own description (BT.709 for HD, BT.601 for SD when the
+ * file says nothing, as players do), output full-range RGB. */
+static inline void vitrine_sws_describe(struct SwsContext *scaler, const AVFrame *frame) {
+    int space;
+    switch (frame->colorspace) {
+    case AVCOL_SPC_BT709: space = SWS_CS_ITU709; break;
+    case AVCOL_SPC_BT2020_NCL:
+    case AVCOL_SPC_BT2020_CL: space = SWS_CS_BT2020; break;
+    case AVCOL_SPC_SMPTE170M:
+    case AVCOL_SPC_BT470BG: space = SWS_CS_ITU601; break;
+    case AVCOL_SPC_FCC: space = SWS_CS_FCC; break;
+    case AVCOL_SPC_SMPTE240M: space = SWS_CS_SMPTE240M; break;
+    default: space = frame->height >= 720 ? SWS_CS_ITU709 : SWS_CS_ITU601; break;
+    }
+    int full = frame->color_range == AVCOL_RANGE_JPEG || frame->format == AV_PIX_FMT_YUVJ420P ||
+               frame->format == AV_PIX_FMT_YUVJ422P || frame->format == AV_PIX_FMT_YUVJ444P;
+    const int *table = sws_getCoefficients(space);
+    sws_setColorspaceDetails(scaler, table, full, sws_getCoefficients(SWS_CS_DEFAULT), 1, 0, 1 << 16, 1 << 16);
+}
+
+/* Sets the interrupt word from another thread. */
+static inline void vitrine_av_raise(int *flag) { __atomic_store_n(flag, 1, __ATOMIC_RELEASE); }
+
+/* The frame's presentation time in its stream's time base: the decoder's best guess (FFmpeg fills it from the
+ * packets' times when frames carry none). */
+static inline int64_t vitrine_av_frame_time(const AVFrame *frame) {
+    return frame->best_effort_timestamp != AV_NOPTS_VALUE ? frame->best_effort_timestamp : frame->pts;
+}
+
+/* The value of `key` in `dictionary`, or NULL. */
+static inline const char *vitrine_av_tag(const AVDictionary *dictionary, const char *key) {
+    const AVDictionaryEntry *entry = av_dict_get(dictionary, key, NULL, 0);
+    return entry != NULL ? entry->value : NULL;
+}
+
+/* Scales the frame's pictures into one packed plane (BGRX): the rows written, or a negative AVERROR. */
+static inline int vitrine_sws_scale_packed(struct SwsContext *scaler, const AVFrame *frame, uint8_t *target,
+                                           int stride) {
+    uint8_t *planes[4] = {target, NULL, NULL, NULL};
+    int strides[4] = {stride, 0, 0, 0};
+    return sws_scale(scaler, (const uint8_t *const *)frame->data, frame->linesize, 0, frame->height, planes, strides);
+}
+
+#endif

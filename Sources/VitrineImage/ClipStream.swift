@@ -1,0 +1,229 @@
+import CFFmpeg
+import VitrineCore
+import VitrinePlatform
+
+/// A clip being played: a thread of its own demuxes, decodes and scales each picture into a frame of the scanout
+/// size, and hands the frames to the player's thread through `wakeup`. The frames come from a small pool (three):
+/// a frame goes back to the pool once painted (`recycle`), so a clip costs three frames and the decoder's pictures
+/// whatever its length, all charged to the budget before the first picture. The decoder stops when no frame is
+/// free, so a paused clip holds its place without work.
+///
+/// `stop()` never waits: the thread is told to end, and a read under way is interrupted (libavformat's interrupt
+/// callback); a read stuck in the kernel on a share that stalls ends when the share answers, and the thread then
+/// ends by itself. The player's thread is never held up by it.
+public final class ClipStream: Sendable {
+    public struct Settings: Sendable {
+        public var options: RenderOptions
+        public var decoding: VideoDecoding
+        /// Clip time after which the clip ends (`video.maxSeconds`).
+        public var maxSeconds: Double?
+        public var loop: Bool
+        public var poolFrames: Int
+
+        public init(
+            options: RenderOptions, decoding: VideoDecoding, maxSeconds: Double?, loop: Bool, poolFrames: Int = 3
+        ) {
+            self.options = options
+            self.decoding = decoding
+            self.maxSeconds = maxSeconds
+            self.loop = loop
+            self.poolFrames = poolFrames
+        }
+    }
+
+    /// A picture ready to show: its frame (the pool's) and its time in the clip (seconds; a loop's later passes
+    /// count on from the first).
+    public struct Picture: Sendable {
+        public let frame: Frame
+        public let time: Double
+        public let index: Int
+    }
+
+    public enum Output: Sendable {
+        /// The clip is open and its decoder chosen.
+        case started(decoder: String, hardware: Bool, header: ClipHeader)
+        case picture(Picture)
+        /// The last picture has been handed out (the clip's end, or `maxSeconds`).
+        case ended
+        case failed(ImageError)
+    }
+
+    private final class Shared: @unchecked Sendable {
+        // @unchecked: every field is used under `monitor`.
+        let monitor = Monitor()
+        var outputs: [Output] = []
+        var free: [Frame] = []
+        var stopped = false
+        var looping: Bool
+        init(looping: Bool) { self.looping = looping }
+    }
+
+    private let shared: Shared
+    private let interrupt: Locked<ClipFile?>
+    public let path: String
+
+    /// Starts the thread: `poster` is the clip's first picture as the slide showed it (its margins, a blurred fill
+    /// or the background, are copied into every frame once, so only the picture's box is written per picture).
+    public init(path: String, poster: Frame, settings: Settings, budget: MemoryBudget, wakeup: Wakeup) {
+        self.path = path
+        let shared = Shared(looping: settings.loop)
+        self.shared = shared
+        let interrupt = Locked<ClipFile?>(nil)
+        self.interrupt = interrupt
+        JoinableThread.detach {
+            let result = ClipStream.run(
+                path: path, poster: poster, settings: settings, budget: budget, shared: shared, interrupt: interrupt,
+                wakeup: wakeup)
+            shared.monitor.locked {
+                if case .failure(let error) = result, !shared.stopped {
+                    shared.outputs.append(.failed(error))
+                } else if !shared.stopped {
+                    shared.outputs.append(.ended)
+                }
+                shared.free = []
+            }
+            interrupt.withLock { $0 = nil }
+            wakeup.signal()
+        }
+    }
+
+    /// What the thread has handed over since the last call (the player's thread).
+    public func take() -> [Output] {
+        shared.monitor.locked {
+            defer { shared.outputs = [] }
+            return shared.outputs
+        }
+    }
+
+    /// A picture's frame is painted: the decoder may write into it again.
+    public func recycle(_ frame: Frame) {
+        shared.monitor.locked {
+            guard !shared.stopped else { return }
+            shared.free.append(frame)
+            shared.monitor.broadcast()
+        }
+    }
+
+    /// Play to the end and no further.
+    public func stopLooping() {
+        shared.monitor.locked { shared.looping = false }
+    }
+
+    /// Ends the thread without waiting for it; nothing more is handed over.
+    public func stop() {
+        shared.monitor.locked {
+            shared.stopped = true
+            shared.outputs = []
+            shared.free = []
+            shared.monitor.broadcast()
+        }
+        interrupt.withLock { $0?.interrupt() }
+    }
+
+    private static func run(
+        path: String, poster: Frame, settings: Settings, budget: MemoryBudget, shared: Shared,
+        interrupt: Locked<ClipFile?>, wakeup: Wakeup
+    ) -> Result<Void, ImageError> {
+        do throws(ImageError) {
+            let file = try ClipFile(path: path)
+            interrupt.withLock { $0 = file }
+            if shared.monitor.locked({ shared.stopped }) { return .success(()) }
+            let layout = try ClipLayout(header: file.header, options: settings.options, path: path)
+            guard poster.size == layout.scanout else {
+                throw ImageError(file: path, reason: .decodeFailed("the screen changed size"))
+            }
+            let charge = try ClipStream.charge(
+                budget, file.header.decoderWorkspaceBytes + layout.scratchBytes,
+                for: "playing a \(file.header.kind) clip (decoder and scaling)", path: path)
+            try ClipStream.decode(
+                file: file, layout: layout, poster: poster, settings: settings, budget: budget, shared: shared,
+                wakeup: wakeup)
+            // The decoder and the scaling buffer are gone: the charge is returned here, not before.
+            _ = charge.bytes
+            return .success(())
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    private static func charge(_ budget: MemoryBudget, _ bytes: Int, for purpose: String, path: String)
+        throws(ImageError) -> MemoryBudget.Charge
+    {
+        do {
+            return try budget.charge(bytes, for: purpose)
+        } catch {
+            throw ImageError(file: path, reason: .overBudget(error))
+        }
+    }
+
+    /// Decodes picture after picture into the pool's free frames until the clip ends or the stream is stopped.
+    private static func decode(
+        file: ClipFile, layout: ClipLayout, poster: Frame, settings: Settings, budget: MemoryBudget, shared: Shared,
+        wakeup: Wakeup
+    ) throws(ImageError) {
+        let path = file.path
+        let decoder = try ClipDecoder(file: file, preference: settings.decoding)
+        var frames: [Frame] = []
+        for _ in 0..<max(2, settings.poolFrames) {
+            do {
+                let frame = try Frame(size: layout.scanout, budget: budget, purpose: "a \(layout.scanout) clip frame")
+                frame.pixels.update(from: poster.pixels, count: poster.size.pixelCount)
+                frames.append(frame)
+            } catch {
+                throw ImageError(file: path, reason: .overBudget(error))
+            }
+        }
+        shared.monitor.locked {
+            shared.free = frames
+            shared.outputs.append(
+                .started(decoder: decoder.name, hardware: decoder.isHardware, header: file.header))
+        }
+        frames = []
+        wakeup.signal()
+        let scaler = ClipScaler()
+        let scratch =
+            layout.scratchBytes > 0
+            ? UnsafeMutableRawPointer.allocate(
+                byteCount: layout.scratchBytes, alignment: 64) : nil
+        defer { scratch?.deallocate() }
+        var index = 0
+        var offset = 0.0
+        var last = 0.0
+        let step = file.header.frameRate > 0 ? 1 / file.header.frameRate : 1.0 / 30
+        while true {
+            var frame: Frame?
+            shared.monitor.locked {
+                while !shared.stopped && shared.free.isEmpty { shared.monitor.wait() }
+                frame = shared.stopped ? nil : shared.free.removeLast()
+            }
+            guard let frame else { return }
+            guard let picture = try decoder.next() else {
+                guard shared.monitor.locked({ shared.looping }), index > 0 else {
+                    shared.monitor.locked { shared.free.append(frame) }
+                    return
+                }
+                // The next pass follows the last picture by one picture's time.
+                offset = last + step
+                try decoder.rewind()
+                shared.monitor.locked { shared.free.append(frame) }
+                continue
+            }
+            var time = offset
+            let stamp = vitrine_av_frame_time(picture)
+            if stamp != vitrine_av_nopts() { time += file.seconds(stamp) } else { time = last + step }
+            if let limit = settings.maxSeconds, time >= limit {
+                shared.monitor.locked { shared.free.append(frame) }
+                return
+            }
+            guard layout.draw(picture, into: frame, scaler: scaler, scratch: scratch) else {
+                throw ImageError(file: path, reason: .decodeFailed("cannot scale picture \(index + 1)"))
+            }
+            last = time
+            shared.monitor.locked {
+                if !shared.stopped { shared.outputs.append(.picture(Picture(frame: frame, time: time, index: index))) }
+            }
+            index += 1
+            wakeup.signal()
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import VitrineCore
+import VitrineDisplay
+import VitrineImage
+import VitrinePlatform
+
+/// The clip on screen as the runtime plays it: the stream's pictures, waiting in order, paced onto the display by
+/// `ClipPacer` (Core). One at a time; made by `.playClip`, ended by `.clip(.stop)` or the clip's end.
+final class ClipPlayback {
+    let id: SlideID
+    let stream: ClipStream
+    var pacer: ClipPacer
+    /// Pictures decoded and not shown yet, in order.
+    var waiting: [ClipStream.Picture] = []
+    /// Frames handed to the display and not completed yet, with their clip times.
+    var handed: [ObjectIdentifier: (frame: Frame, time: Double)] = [:]
+    /// The last picture that reached the glass (a fade out of the clip starts from a copy of it).
+    var lastShown: Frame?
+    /// The first picture (the slide as presented) is on the glass: pacing may start.
+    var posterShown = false
+    var started = false
+    /// Something holds the show (a pause, the screen off): the clip stays where it is.
+    var held: Bool
+    var ended = false
+    /// The decoder in use, once the stream has opened the clip.
+    var decoder: String?
+    var header: ClipHeader?
+    let record: PresentRecord
+
+    init(id: SlideID, stream: ClipStream, refresh: Double?, paused: Bool, record: PresentRecord) {
+        self.id = id
+        self.stream = stream
+        self.record = record
+        pacer = ClipPacer(refresh: refresh ?? 0)
+        held = paused
+    }
+
+    func hold(_ on: Bool, now: Double) {
+        guard on != held else { return }
+        held = on
+        guard started else { return }
+        if on { pacer.pause(now: now) } else { pacer.resume(now: now) }
+    }
+
+    /// The picture's frames go back to the stream, uncounted.
+    func dropWaiting(_ count: Int) {
+        for picture in waiting.prefix(count) { stream.recycle(picture.frame) }
+        waiting.removeFirst(min(count, waiting.count))
+        pacer.dropped(count)
+    }
+}
