@@ -18,7 +18,7 @@ struct BenchCommand {
         command: "bench",
         synopsis:
             "DIR-OR-PHOTO... --panel WxH [--runs N] [--fit contain|cover|contain-blur] [--tsv] | --blend --panel WxH "
-            + "| --overlay --panel WxH | --places FILE",
+            + "| --overlay --panel WxH | --places FILE | --clip FILE --panel WxH [--decoder auto|software|v4l2m2m|vaapi]",
         summary: """
             Renders each photo (a folder: its JPEG, PNG, WebP, HEIF and AVIF files) to a panel frame --runs times and prints
             the min, median and max time of the whole path (header, reduced decode, orientation, resampling,
@@ -27,6 +27,8 @@ struct BenchCommand {
             redraw of the clock and date (taken off, painted again, the corner copied between the scanout buffers)
             against copying a frame. --places times place lookups in an index (for {place} captions), near places and
             anywhere on the globe, against finding the nearest place by reading every record, both measured here.
+            --clip decodes and scales every picture of a clip onto the panel as the player would and says whether
+            this machine keeps up with the clip's rate.
             """,
         options: [
             .init(name: "--panel", value: "WxH", help: "the panel's scanout size"),
@@ -40,6 +42,9 @@ struct BenchCommand {
             .init(
                 name: "--no-color-management", value: nil,
                 help: "show tagged photos' numbers as sRGB (default: the colorManagement setting)"),
+            .init(name: "--clip", value: "FILE", help: "time a clip's pictures instead of decoding photos"),
+            .init(
+                name: "--decoder", value: "auto|software|v4l2m2m|vaapi", help: "the clip's decoder (default: auto)"),
             .init(name: "--tsv", value: nil, help: "tab-separated output for scripts"),
         ],
         maximumArguments: nil)
@@ -58,6 +63,18 @@ struct BenchCommand {
             let runs = Int(try OptionValues.number(parsed, "--runs", in: 1...10000, command: command) ?? 200)
             if parsed.has("--overlay") { return overlay(panel: panel, runs: runs, tsv: parsed.has("--tsv")) }
             return blend(panel: panel, runs: runs, tsv: parsed.has("--tsv"))
+        }
+        if let clip = parsed.value("--clip") {
+            guard let panel = try OptionValues.size(parsed, "--panel", command: command) else {
+                throw UsageError(command: command, message: "missing --panel WxH")
+            }
+            let options = try OptionValues.renderOptions(parsed, panel: panel, settings: Settings(), command: command)
+            let name = parsed.value("--decoder") ?? "auto"
+            guard let decoding = VideoDecoding(rawValue: name) else {
+                throw UsageError(
+                    command: command, message: "--decoder \(name): expected auto, software, v4l2m2m or vaapi")
+            }
+            return self.clip(clip, options: options, decoding: decoding, tsv: parsed.has("--tsv"))
         }
         guard !parsed.arguments.isEmpty else { throw UsageError(command: command, message: "missing DIR or PHOTO") }
         guard let panel = try OptionValues.size(parsed, "--panel", command: command) else {

@@ -55,6 +55,12 @@ public final class ClipStream: Sendable {
         var free: [Frame] = []
         var stopped = false
         var looping: Bool
+        /// The monotonic time of clip time 0 while the clip plays (nil before and while paused).
+        var anchor: Double?
+        /// When the last picture was handed over (monotonic seconds).
+        var lastDelivery = 0.0
+        /// Pictures decoded and passed over unscaled because they were already late.
+        var skipped = 0
         init(looping: Bool) { self.looping = looping }
     }
 
@@ -104,6 +110,16 @@ public final class ClipStream: Sendable {
         }
     }
 
+    /// Where clip time 0 is on the monotonic clock while the clip plays; nil while it is held. The thread passes
+    /// over (unscaled) a picture that is already late when decoded, so a board that decodes slower than the clip's
+    /// rate keeps its pace with fewer pictures rather than playing in slow motion.
+    public func setClock(anchor: Double?) {
+        shared.monitor.locked { shared.anchor = anchor }
+    }
+
+    /// Pictures the thread passed over for being late.
+    public var skippedPictures: Int { shared.monitor.locked { shared.skipped } }
+
     /// Play to the end and no further.
     public func stopLooping() {
         shared.monitor.locked { shared.looping = false }
@@ -145,6 +161,11 @@ public final class ClipStream: Sendable {
             return .failure(error)
         }
     }
+
+    /// How late a decoded picture may be and still be scaled and shown (a picture's time at 30 fps).
+    static let lateness = 1.0 / 30
+    /// The longest the screen waits for a picture while late ones are passed over.
+    static let longestWait = 0.25
 
     private static func charge(_ budget: MemoryBudget, _ bytes: Int, for purpose: String, path: String)
         throws(ImageError) -> MemoryBudget.Charge
@@ -215,12 +236,26 @@ public final class ClipStream: Sendable {
                 shared.monitor.locked { shared.free.append(frame) }
                 return
             }
+            last = time
+            let late = shared.monitor.locked { () -> Bool in
+                guard let anchor = shared.anchor else { return false }
+                let now = MonotonicClock.seconds()
+                // Scaling is most of a picture's cost: a picture already past its time is not scaled, unless the
+                // screen has waited long for one (a board far too slow still shows a few pictures a second).
+                guard now > anchor + time + Self.lateness, now - shared.lastDelivery < Self.longestWait else {
+                    return false
+                }
+                shared.skipped += 1
+                shared.free.append(frame)
+                return true
+            }
+            if late { continue }
             guard layout.draw(picture, into: frame, scaler: scaler, scratch: scratch) else {
                 throw ImageError(file: path, reason: .decodeFailed("cannot scale picture \(index + 1)"))
             }
-            last = time
             shared.monitor.locked {
                 if !shared.stopped { shared.outputs.append(.picture(Picture(frame: frame, time: time, index: index))) }
+                shared.lastDelivery = MonotonicClock.seconds()
             }
             index += 1
             wakeup.signal()

@@ -103,8 +103,12 @@ public final class FrameRenderer {
         throws(ImageError) -> MemoryBudget.Charge
     {
         let blurBytes = options.fit == .containBlur ? BlurFill.workspaceBytes(region: region) : 0
+        let what =
+            plan.header.clip != nil
+            ? "the first picture of a \(plan.header.kind)"
+            : "a \(plan.header.size) \(plan.header.kind) at \(plan.scaleDescription)"
         let purpose =
-            "decoding a \(plan.header.size) \(plan.header.kind) at \(plan.scaleDescription) (decoder "
+            "decoding \(what) (decoder "
             + "\(MemoryBudget.format(plan.decoderWorkspaceBytes)), "
             + "rows and resampling \(MemoryBudget.format(plan.rowBufferBytes + plan.resamplerBytes + blurBytes)))"
         do {

@@ -62,6 +62,9 @@ public struct ImageError: Error, Equatable, Sendable, CustomStringConvertible {
             }
             return "\(size) is \(megapixels) megapixels, above the limit of \(ConfigObject.format(limit)) "
                 + "(maxMegapixels); refused before decoding"
+        case .overBudget(let exceeded) where Library.isClipName(file):
+            return
+                "refused: \(exceeded); a smaller copy of the clip avoids this (see \"Preparing clips\" in the README)"
         case .overBudget(let exceeded):
             return
                 "refused: \(exceeded); a smaller rendition beside it (NAME@WxH.jpg, which `vitrine renditions` makes) "

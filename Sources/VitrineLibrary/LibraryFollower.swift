@@ -317,7 +317,8 @@ package final class LibraryFollower {
     /// A photo (not a rendition) refused for the memory budget gets its rendition made in the background; the
     /// category is read again with it when it is written.
     package func healIfRefusedForMemory(_ error: ImageError, slide: Slide) {
-        guard let renditionMaker, case .overBudget(let exceeded) = error.reason,
+        // A clip's still would fit as a rendition, but its pictures would not: it stays skipped.
+        guard let renditionMaker, case .overBudget(let exceeded) = error.reason, !slide.isClip,
             slide.photos.contains(where: { $0.original == error.file }),
             renditionMaker.submit(RenditionMaker.Job(original: error.file, need: exceeded.requested))
         else { return }

@@ -27,6 +27,14 @@ public enum ProcessMemory {
         return usage.ru_maxrss * 1024
     }
 
+    /// CPU seconds this process has used (user and system, every thread), from getrusage(2).
+    public static func cpuSeconds() -> Double {
+        var usage = rusage()
+        guard getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage) == 0 else { return 0 }
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+            + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1_000_000
+    }
+
     /// `MemAvailable` from `/proc/meminfo`, in bytes.
     public static func availableBytes() -> Int { meminfo("MemAvailable:") }
 

@@ -25,6 +25,10 @@ final class ClipPlayback {
     var decoder: String?
     var header: ClipHeader?
     let record: PresentRecord
+    /// Whether the board's falling behind has been said (once a clip).
+    var saidSlow = false
+    /// Pictures decoded before the clip starts: all the stream's pool holds.
+    static let preroll = 3
 
     init(id: SlideID, stream: ClipStream, refresh: Double?, paused: Bool, record: PresentRecord) {
         self.id = id
@@ -39,6 +43,20 @@ final class ClipPlayback {
         held = on
         guard started else { return }
         if on { pacer.pause(now: now) } else { pacer.resume(now: now) }
+        stream.setClock(anchor: pacer.anchor)
+    }
+
+    func start(now: Double, firstTime: Double) {
+        started = true
+        pacer.start(now: now, firstTime: firstTime)
+        stream.setClock(anchor: pacer.anchor)
+    }
+
+    /// How the pictures went: the pacer's count, with the pictures the stream passed over as dropped.
+    var figures: ClipPacer.Figures {
+        var figures = pacer.figures
+        figures.dropped += stream.skippedPictures
+        return figures
     }
 
     /// The picture's frames go back to the stream, uncounted.

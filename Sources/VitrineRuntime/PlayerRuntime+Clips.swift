@@ -45,10 +45,10 @@ extension PlayerRuntime {
     func stopClip() {
         guard let playback = clipPlayback else { return }
         if let decoder = playback.decoder {
-            let done = playback.pacer.figures
+            let done = playback.figures
             figures.recordClip(decoder: decoder, shown: done.presented, dropped: done.dropped, late: done.late)
         }
-        clipFigures = playback.pacer.figures
+        clipFigures = playback.figures
         playback.stream.stop()
         clipPlayback = nil
         clipTimer.disarm()
@@ -82,8 +82,16 @@ extension PlayerRuntime {
         guard let playback = clipPlayback, let handed = playback.handed.removeValue(forKey: ObjectIdentifier(frame))
         else { return }
         if visible {
+            let lateBefore = playback.pacer.figures.late
             playback.pacer.shown(time: handed.time, glass: at, vblank: display.refreshPeriod != nil)
             playback.lastShown = frame
+            if configuration.stats, playback.pacer.figures.late > lateBefore, let due = playback.pacer.due(handed.time)
+            {
+                log(
+                    "stats: clip \(playback.id) picture at \(JSONText.number(handed.time)) s late by "
+                        + "\(JSONText.number(((at - due) * 10000).rounded() / 10)) ms (due \(JSONText.number(due)), on the glass "
+                        + "\(JSONText.number(at)))")
+            }
         }
         playback.stream.recycle(frame)
         pumpClip(now: now)
@@ -103,12 +111,15 @@ extension PlayerRuntime {
     func pumpClip(now: Double) {
         guard let playback = clipPlayback, playback.posterShown, !display.screen.isFading else { return }
         if !playback.started {
-            guard let first = playback.waiting.first, !playback.held else {
+            // A few pictures ahead before the first is shown: a decoder's first pictures come slower than the rest
+            // (the first is a key picture, and a threaded decoder fills its threads first).
+            guard let first = playback.waiting.first, !playback.held,
+                playback.waiting.count >= ClipPlayback.preroll || playback.ended
+            else {
                 if playback.ended, playback.waiting.isEmpty { finishClip(playback) }
                 return
             }
-            playback.started = true
-            playback.pacer.start(now: now, firstTime: first.time)
+            playback.start(now: now, firstTime: first.time)
         }
         guard !display.isBusy else { return }
         switch playback.pacer.decide(waiting: playback.waiting.map(\.time), now: now) {
@@ -120,6 +131,7 @@ extension PlayerRuntime {
             record.clipTime = picture.time
             playback.handed[ObjectIdentifier(picture.frame)] = (picture.frame, picture.time)
             display.show(.frame(picture.frame, record), now: now)
+            warnIfBehind(playback, now: now)
         case .wait(let until):
             clipTimer.arm(at: until)
         case .idle:
@@ -129,9 +141,25 @@ extension PlayerRuntime {
         }
     }
 
+    /// Says once when the board cannot decode the clip at its rate: a fifth of its pictures passed over after two
+    /// seconds of play. It plays on with pictures missing rather than in slow motion.
+    private func warnIfBehind(_ playback: ClipPlayback, now: Double) {
+        let figures = playback.figures
+        let seen = figures.presented + figures.dropped
+        guard !playback.saidSlow, playback.pacer.position(now: now) >= 2, seen > 0, figures.dropped * 5 > seen
+        else { return }
+        playback.saidSlow = true
+        let kind = playback.header.map { "\($0.kind) " } ?? ""
+        log(
+            .warning,
+            "\(playback.record.file ?? playback.id.description): this board does not decode this \(kind)clip at its rate "
+                + "with \(playback.decoder ?? "its decoder") (\(figures.dropped) of \(seen) pictures passed over); it "
+                + "plays with pictures missing. A smaller copy plays whole (\"Preparing clips\" in the README)")
+    }
+
     /// The last picture has been shown: the next slide fades out of a copy of it, and the player moves on.
     private func finishClip(_ playback: ClipPlayback) {
-        let done = playback.pacer.figures
+        let done = playback.figures
         log(
             "clip \(playback.id) ended: \(done.presented) pictures shown, \(done.dropped) dropped, "
                 + "\(done.late) late")

@@ -46,7 +46,7 @@ extension PlayerRuntime {
         // The clip in play counts too; finished clips are in `figures` already (`stopClip`).
         var current = figures
         if let playback = clipPlayback, let decoder = playback.decoder {
-            let live = playback.pacer.figures
+            let live = playback.figures
             current.recordClip(decoder: decoder, shown: live.presented, dropped: live.dropped, late: live.late)
         }
         return current
@@ -149,7 +149,7 @@ extension PlayerRuntime {
         let figures: ClipPacer.Figures
         var fields: [String] = []
         if let playback = clipPlayback {
-            figures = playback.pacer.figures
+            figures = playback.figures
             fields += [
                 "\"slide\":\(JSONText.quote(playback.id.name))",
                 "\"decoder\":\(playback.decoder.map(JSONText.quote) ?? "null")",

@@ -174,7 +174,7 @@ class VM:
     """A booted guest; use as a context manager. Attributes: share (host folder = guest /share), boot_seconds."""
 
     def __init__(self, device="virtio", width=800, height=480, memory_mb=1024, share=None, boot_timeout=120,
-                 inputs=False, preload=(), insmod=()):
+                 inputs=False, preload=(), insmod=(), cpus=1):
         if device not in DRIVERS:
             raise ValueError(f"device must be one of {sorted(DRIVERS)}")
         self.device, self.width, self.height, self.memory_mb = device, width, height, memory_mb
@@ -183,6 +183,9 @@ class VM:
         self.inputs = inputs  # a virtio keyboard and tablet, driven with key() and the QMP input-send-event
         self.preload = list(preload)
         self.insmod = list(insmod)  # module files (.ko) loaded after `preload`, e.g. an out-of-tree vkms.ko
+        # Two CPUs where a test needs the player's thread and a decoding thread at once (a Pi has four); TCG then
+        # runs them on two host threads (MTTCG).
+        self.cpus = cpus
         self.share = share
         self.boot_seconds = None
         self.ready = ""  # the agent's ready file: uptime, kernel, cards
@@ -220,7 +223,7 @@ class VM:
             QEMU, "-nodefaults", "-no-user-config",
             # avx2=off: QEMU 7.2's TCG runs dav1d's AVX2 code wrong (an AVIF decodes to smeared blocks in the
             # guest and bit-exact on the host); without AVX2 dav1d takes its SSE4 paths, which it emulates right.
-            "-machine", "q35,accel=tcg", "-cpu", "max,avx2=off", "-smp", "1", "-m", str(self.memory_mb),
+            "-machine", "q35,accel=tcg", "-cpu", "max,avx2=off", "-smp", str(self.cpus), "-m", str(self.memory_mb),
             "-kernel", kernel_path, "-initrd", initrd,
             "-append", f"console=ttyS0 quiet panic=-1 vm.agent={HERE}/agent.sh{preload}",
             "-display", "none", "-serial", f"file:{self.serial_log}", "-monitor", "none", "-no-reboot",

@@ -170,6 +170,37 @@ import VitrineTestSupport
         #expect(differing < frame.size.pixelCount / 50)
     }
 
+    @Test func picturesAlreadyLateWhenDecodedArePassedOverUnscaled() throws {
+        // The clip's time 0 was long ago: every picture is past its time as it is decoded. The first is shown (the
+        // screen has waited), the rest are passed over within the quarter second the screen may wait.
+        let path = "\(Self.fixtures)/counter.mp4"
+        let options = RenderOptions(canvas: Size(width: 64, height: 64))
+        let (poster, _) = try FrameRenderer(budget: budget).render(path, options: options)
+        let wakeup = try Wakeup()
+        let stream = ClipStream(
+            path: path, poster: poster,
+            settings: ClipStream.Settings(options: options, decoding: .software, maxSeconds: nil, loop: false),
+            budget: budget, wakeup: wakeup)
+        stream.setClock(anchor: MonotonicClock.seconds() - 100)
+        var shown = 0
+        var ended = false
+        let deadline = MonotonicClock.seconds() + 20
+        while !ended, MonotonicClock.seconds() < deadline {
+            Self.wait(for: wakeup)
+            wakeup.drain()
+            for output in stream.take() {
+                if case .picture(let picture) = output {
+                    shown += 1
+                    stream.recycle(picture.frame)
+                }
+                if case .ended = output { ended = true }
+            }
+        }
+        #expect(ended)
+        #expect(shown >= 1 && shown + stream.skippedPictures == 30)
+        #expect(stream.skippedPictures >= 25)
+    }
+
     @Test func aLoopingClipGoesOnPastItsEndWithItsTimeCountingOn() throws {
         let played = try play("counter.webm", canvas: Size(width: 64, height: 64), loop: true, limit: 25)
         #expect(played.numbers.prefix(25) == ArraySlice(Array(0..<10) + Array(0..<10) + Array(0..<5)))
