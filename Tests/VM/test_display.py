@@ -4,7 +4,8 @@ library generated here with the release binary, and checks screendumps against `
 photos: the right picture, the show advancing on its timer, no frame mixing two pictures while slides change
 every 0.2 s, clean crossfade steps at 1920x1080, a library of PNG, WebP, HEIC and AVIF files on virtio-gpu at
 1920x1080, the clock over the photo on a 1080x1920 portrait panel (its minute a flip, not a modeset) and on a
-16-bit framebuffer (the kernel's vfb, BGR565), readiness
+16-bit framebuffer (the kernel's vfb, BGR565), clips (a 720p H.264 MP4 at 1024x600, an HEVC .mov on the portrait
+panel) whose numbered pictures advance on screen at the clip's rate, readiness
 and watchdog notifications, `vitrine probe` naming the connector, mode and profile, and the console back after SIGTERM with
 exit status 0. Prints `N passed, M failed`; skips (exit 0) with the reason when QEMU or a kernel is missing.
 
@@ -13,6 +14,8 @@ Usage: test_display.py [--vitrine PATH] [--only DEVICE:WxH ...]
 import json
 import math
 import os
+import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -498,6 +501,58 @@ def check_formats(vm, vitrine, label):
         print(output[-3000:])
 
 
+def check_clip(vm, vitrine, label, name, size, codec):
+    """A 10 s 30 fps clip whose pictures carry their numbers (Tests/Tools/make_clip.py) alone in a category: QMP
+    screendumps over 5 s read the number on the glass, which must only go up and at the clip's rate, whatever the
+    guest's speed (a picture the guest cannot decode in time is passed over, not shown late)."""
+    sys.path.insert(0, os.path.join(REPO, "Tests", "Tools"))
+    import make_clip
+    folder = f"{vm.share}/clips/Clip"
+    os.makedirs(folder, exist_ok=True)
+    subprocess.run([sys.executable, f"{REPO}/Tests/Tools/make_clip.py", f"{folder}/{name}", "--frames", "300",
+                    "--size", size, "--fps", "30", "--codec", codec], check=True)
+    cw, ch = (int(v) for v in size.split("x"))
+    scale = min(vm.width / cw, vm.height / ch)
+    bw, bh = round(cw * scale), round(ch * scale)
+    box = ((vm.width - bw) // 2, (vm.height - bh) // 2, bw, bh)
+    with open(f"{vm.share}/clips.json", "w") as f:
+        json.dump({"library": "/share/clips", "deviceTable": f"{REPO}/Config/devices.json", "interval": 2,
+                   "transition": "none", "controlSocket": "/tmp/clips.sock", "display": {"backend": "drm"}}, f)
+    vm.spawn("clips", f"exec {vitrine} play --config /share/clips.json")
+
+    def number(dump):
+        return make_clip.read_counter(lambda x, y: dump.getpixel((x, y)), box)
+
+    _, started = wait_for(vm, lambda d: 3 <= number(d) < 200, 60)
+    seen = []
+    end = time.monotonic() + 5
+    while time.monotonic() < end:
+        dump = vm.screendump()
+        seen.append((time.monotonic(), number(dump)))
+    rc, out = vm.run(f"{vitrine} ctl --control /tmp/clips.sock status")
+    try:
+        figures = json.loads(out).get("clip") or {} if rc == 0 else {}
+    except ValueError:
+        figures = {}
+    status, output = vm.stop("clips")
+    shutil.rmtree(folder)
+    dropped, shown = figures.get("dropped", 0), figures.get("presented", 0)
+    warned = "does not decode this" in output
+    # Never silent: a board that passes over a fifth of the pictures says so, once.
+    record(bool(figures) and not (dropped * 4 > dropped + shown and not warned) and not (warned and dropped == 0),
+           f"{label}: {name}: {shown} pictures shown, {dropped} passed over; the log "
+           f"{'says' if warned else 'does not say'} the board is too slow")
+    rising = all(b[1] >= a[1] for a, b in zip(seen, seen[1:]))
+    rate = (seen[-1][1] - seen[0][1]) / (seen[-1][0] - seen[0][0]) if len(seen) > 1 else 0
+    decoder = re.search(r"decoded by ([^\n]+)", output)
+    record(started and rising and 25 <= rate <= 35 and len(seen) >= 5,
+           f"{label}: {name} ({codec}, {size}): {len(seen)} screendumps over 5 s read pictures "
+           f"{[n for _, n in seen][:12]}, rising at {rate:.1f} a second (the clip's 30), decoded by "
+           f"{decoder.group(1) if decoder else None}")
+    if status != 0 or not started:
+        print(output[-2000:])
+
+
 def run_panel(vitrine, device, w, h, tearing, hotplug=False, fbdev=False):
     label = f"{device} {w}x{h}"
     with vmlib.VM(device=device, width=w, height=h) as vm:
@@ -547,6 +602,10 @@ def run_panel(vitrine, device, w, h, tearing, hotplug=False, fbdev=False):
 
         if (device, w, h) == ("virtio", 1080, 1920):
             check_overlay(vm, vitrine, label)
+            check_clip(vm, vitrine, label, "portrait-panel.mov", "640x360", "libx265")
+
+        if (device, w, h) == ("virtio", 1024, 600):
+            check_clip(vm, vitrine, label, "counter.mp4", "1280x720", "libx264")
 
         if tearing:
             play_config(share, 0.2)
