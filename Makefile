@@ -295,6 +295,7 @@ bench: release bench-deps check-deps
 	/usr/bin/python3 Tests/Benchmarks/overlay.py --vitrine .build/release/vitrine $(BASELINE_PHOTOS)
 	/usr/bin/python3 Tests/Benchmarks/footprint.py --vitrine .build/release/vitrine $(FOOTPRINT_PHOTOS)
 	/usr/bin/python3 Tests/Benchmarks/places.py --vitrine .build/release/vitrine
+	/usr/bin/python3 Tests/Benchmarks/video.py --vitrine .build/release/vitrine
 
 # Lays out the code `vitrine play` runs together in the binary (Sources/vitrine/symbol-order.txt, read by the
 # linker): run after large changes, then rebuild. Needs valgrind.

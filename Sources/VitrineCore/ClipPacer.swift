@@ -47,7 +47,7 @@ public struct ClipPacer: Sendable, Equatable {
 
     /// The clip starts: its picture at `firstTime` is due at the first vblank a flip asked for now can make.
     public mutating func start(now: Double, firstTime: Double = 0) {
-        anchor = glassTime(now: now) - firstTime
+        anchor = onVblanks(glassTime(now: now) - firstTime)
         pausedAt = nil
     }
 
@@ -60,10 +60,19 @@ public struct ClipPacer: Sendable, Equatable {
         self.anchor = nil
     }
 
+    /// Goes on from where it was paused, the picture after the pause due about the next vblank: the anchor keeps
+    /// the vblanks' phase, so a picture that misses its vblank is one vblank late, not one and a fraction.
     public mutating func resume(now: Double) {
         guard let pausedAt else { return }
-        anchor = now - pausedAt
+        anchor = onVblanks(glassTime(now: now) - pausedAt)
         self.pausedAt = nil
+    }
+
+    /// `anchor` moved by less than half a vblank onto the vblanks' grid: clip time 0 falls on a vblank, and so does
+    /// every picture of a clip whose rate divides the refresh rate.
+    private func onVblanks(_ anchor: Double) -> Double {
+        guard refresh > 0, let lastVblank else { return anchor }
+        return lastVblank + ((anchor - lastVblank) / refresh).rounded() * refresh
     }
 
     /// Where the clip is (seconds of clip time).

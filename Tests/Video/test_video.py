@@ -12,7 +12,8 @@ black or white columns, read here off the screen's pixels, never asked of the pl
 4. broken clips (no index, an unknown codec, a picture of 15360x8640 on a board whose budget cannot hold its
    decoder) are each skipped with one line naming the file, and the show goes on;
 5. `next` leaves a clip at once;
-6. the only clip of a category loops without a gap.
+6. the only clip of a category loops without a gap;
+7. a photo arriving in that category ends the loop at the clip's end, and follows it.
 
 Prints PASS/FAIL per check and `N passed, M failed`. Usage: test_video.py --vitrine BIN
 """
@@ -220,6 +221,20 @@ def main():
                and all(g <= 0.15 for g in gaps),
                f"the only clip of a category loops: 9 then 0 at {len(wraps)} wraps, "
                f"{[round(g * 1000) for g in gaps]} ms apart (a picture is 100 ms)")
+
+        # 7. A photo arriving in that category (a copy, as a sync or an upload lands one) ends the loop: the clip
+        # plays to its end once more and the photo follows.
+        Image.new("RGB", (640, 360), (200, 200, 30)).save(f"{work}/z.jpg", quality=92)
+        os.rename(f"{work}/z.jpg", f"{library}/Loop/z.jpg")
+        arrived = until(lambda: any(line.get("slide") == "z" for line in lines_of(frames)), 10)
+        lines = lines_of(frames)
+        z = next((i for i, line in enumerate(lines) if line.get("slide") == "z"), None)
+        before = lines[z - 1] if z else {}
+        last_number = (counter_of(f"{frames}/{before['seq']:06d}.ppm", (0, 0, SCREEN[0], SCREEN[1]))
+                       if before.get("slide") == "loop" else None)
+        record(arrived and last_number == 9,
+               f"a photo added to the looping clip's category follows the clip's last picture (picture "
+               f"{last_number} before it)")
     finally:
         if player:
             player.send_signal(signal.SIGTERM)

@@ -186,6 +186,23 @@ import VitrineCore
         #expect(pacer.decide(waiting: [0.5], now: 300.25) == .show(index: 0, dropping: 0))
     }
 
+    @Test func aResumedClipKeepsTheVblanksPhase() throws {
+        let refresh = 1.0 / 60
+        var pacer = ClipPacer(refresh: refresh)
+        pacer.sawVblank(at: 10)
+        pacer.start(now: 10.001)
+        pacer.pause(now: 11.005)
+        // Resumed between two vblanks: the clip's pictures (every 1/30 s) still fall on vblanks.
+        pacer.resume(now: 14.3)
+        for index in 0..<10 {
+            let due = try #require(pacer.due(Double(index) / 30))
+            let phase = (due - 10) / refresh
+            #expect(abs(phase - phase.rounded()) < 1e-6, "picture \(index) due at \(due)")
+        }
+        // Where it was, give or take the vblank it waits for and the half vblank it moves onto the grid.
+        #expect(abs(pacer.position(now: 14.3) - (11.005 - (10 + refresh))) <= 1.5 * refresh + 1e-9)
+    }
+
     @Test func theGlassTimeIsTheNextVblank() {
         var pacer = ClipPacer(refresh: 0.02)
         pacer.start(now: 0)

@@ -1,0 +1,72 @@
+#!/usr/bin/python3
+"""What playing a clip costs in software here, against a reference measured in the same run: `vitrine bench --clip`
+decodes every picture of a 10 s clip and scales it onto the panel as the player does (libavcodec on two threads,
+libswscale bicubic into the frame's box); the reference is ffmpeg's own command line doing the same work on the
+same file (`-threads 2`, the same scaling to BGRX, output discarded). For 720p30 and 1080p30 H.264 with film-like
+detail (ffmpeg's testsrc2 under temporal noise, about 8 and 15 Mbit/s), onto a 1920x1080 and a 1024x600 panel;
+three runs each, medians. Also CPU seconds per second of clip and the peak resident memory.
+
+Usage: video.py [--vitrine PATH] [--runs N]
+"""
+import argparse
+import os
+import re
+import statistics
+import subprocess
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+CLIPS = {"720p30": (1280, 720), "1080p30": (1920, 1080)}
+PANELS = [(1920, 1080), (1024, 600)]
+
+
+def make(folder, name, size):
+    path = f"{folder}/{name}.mp4"
+    if not os.path.exists(path):
+        w, h = size
+        subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", f"testsrc2=size={w}x{h}:rate=30:d=10",
+                        "-vf", "noise=alls=12:allf=t", "-c:v", "libx264", "-preset", "medium", "-crf", "20",
+                        "-pix_fmt", "yuv420p", "-g", "60", path], check=True)
+    return path
+
+
+def box(clip, panel):
+    scale = min(panel[0] / clip[0], panel[1] / clip[1])
+    return round(clip[0] * scale), round(clip[1] * scale)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--vitrine", default=f"{REPO}/.build/release/vitrine")
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    folder = f"{REPO}/.build/bench-clips"
+    os.makedirs(folder, exist_ok=True)
+    print(f"{'clip':<9}{'Mbit/s':>7}{'panel':>11}{'vitrine ms':>12}{'ffmpeg ms':>11}{'ratio':>7}{'x real time':>13}"
+          f"{'CPU s/s':>9}{'peak MiB':>10}")
+    for name, size in CLIPS.items():
+        path = make(folder, name, size)
+        mbits = os.path.getsize(path) * 8 / 10 / 1e6
+        for panel in PANELS:
+            ours, theirs, cpu, peak = [], [], [], []
+            for _ in range(args.runs):
+                out = subprocess.run([args.vitrine, "bench", "--clip", path, "--panel", f"{panel[0]}x{panel[1]}",
+                                      "--decoder", "software", "--tsv"], check=True, capture_output=True,
+                                     text=True).stdout.splitlines()
+                row = dict(zip(out[0].split("\t"), out[1].split("\t")))
+                ours.append(float(row["per_picture_ms"]))
+                cpu.append(float(row["cpu_per_clip_second"]))
+                peak.append(float(row["peak_rss_mib"]))
+                w, h = box(size, panel)
+                done = subprocess.run(["ffmpeg", "-v", "error", "-benchmark", "-threads", "2", "-i", path, "-vf",
+                                       f"scale={w}:{h}:flags=bicubic,format=bgr0", "-f", "null", "-"],
+                                      capture_output=True, text=True)
+                real = re.search(r"rtime=([0-9.]+)s", done.stdout + done.stderr)
+                theirs.append(float(real.group(1)) * 1000 / 300 if real else float("nan"))
+            mine, reference = statistics.median(ours), statistics.median(theirs)
+            print(f"{name:<9}{mbits:>7.1f}{panel[0]:>6}x{panel[1]:<4}{mine:>12.2f}{reference:>11.2f}"
+                  f"{mine / reference:>7.2f}{33.33 / mine:>13.1f}{statistics.median(cpu):>9.2f}"
+                  f"{statistics.median(peak):>10.1f}")
+
+
+if __name__ == "__main__":
+    main()
