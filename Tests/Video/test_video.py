@@ -13,7 +13,8 @@ black or white columns, read here off the screen's pixels, never asked of the pl
    decoder) are each skipped with one line naming the file, and the show goes on;
 5. `next` leaves a clip at once;
 6. the only clip of a category loops without a gap;
-7. a photo arriving in that category ends the loop at the clip's end, and follows it.
+7. a photo arriving in that category ends the loop at the clip's end, and follows it;
+8. crossfades into a clip through its first picture and out of it through its last.
 
 Prints PASS/FAIL per check and `N passed, M failed`. Usage: test_video.py --vitrine BIN
 """
@@ -107,6 +108,51 @@ def make_library(root):
     os.remove(f"{root}/unknown.mkv")
     os.makedirs(f"{root}/Loop")
     clip(f"{root}/Loop/loop.mp4", frames=10, size="320x180", fps=10)
+
+
+def fades(vitrine, work):
+    """8. Crossfades: into a clip through its first picture, out of it through its last (picture 29, whose columns
+    are not those of picture 0), into the next photo."""
+    library = f"{work}/fades"
+    os.makedirs(f"{library}/F")
+    Image.new("RGB", (640, 360), (20, 160, 40)).save(f"{library}/F/a.jpg", quality=92)
+    clip(f"{library}/F/b.mp4", frames=30, size="640x360", fps=30)
+    Image.new("RGB", (640, 360), (30, 40, 200)).save(f"{library}/F/c.jpg", quality=92)
+    frames = f"{work}/fade-frames"
+    config = f"{work}/fades.json"
+    with open(config, "w") as f:
+        json.dump({"library": library, "interval": 1, "transition": "fade", "transitionSeconds": 0.5,
+                   "controlSocket": f"{work}/fades.sock",
+                   "display": {"backend": "headless", "headlessSize": f"{SCREEN[0]}x{SCREEN[1]}"}}, f)
+    subprocess.run([vitrine, "play", "--config", config, "--snapshots", frames, "--exit-after", "3"],
+                   capture_output=True, timeout=120)
+    lines = lines_of(frames)
+    into = [line for line in lines if line.get("slide") == "b" and "fade" in line]
+    out = [line for line in lines if line.get("slide") == "c" and "fade" in line]
+    clip_lines = [line for line in lines if line.get("slide") == "b" and "clip_time" in line]
+    first_clip = lines.index(clip_lines[0]) if clip_lines else None
+    record(into and first_clip is not None and lines.index(into[-1]) < first_clip,
+           f"the clip fades in ({len(into)} steps) before it plays")
+    # Halfway out: picture 29's white columns (its bits 0000011101, column 0 first) mixed with the blue
+    # photo, its black ones mixed likewise from black.
+    middle = min(out, key=lambda line: abs(line["fade"] - 0.5)) if out else None
+    if middle:
+        weight = middle["fade"]
+        width, _, pixels = ppm(f"{frames}/{middle['seq']:06d}.ppm")
+
+        def pixel(bit):
+            x, y = int((bit + 0.5) * SCREEN[0] / 10), SCREEN[1] * 3 // 8
+            i = (y * width + x) * 3
+            return pixels[i], pixels[i + 1], pixels[i + 2]
+
+        white = [round(255 * (1 - weight) + c * weight) for c in (30, 40, 200)]
+        black = [round(c * weight) for c in (30, 40, 200)]
+        near = lambda got, want: all(abs(g - w) <= 12 for g, w in zip(got, want))  # noqa: E731
+        ok = near(pixel(9), white) and near(pixel(7), white) and near(pixel(8), black) and near(pixel(0), black)
+        record(ok, f"the fade out of the clip starts from its last picture: at {weight:.2f} a white column is "
+                   f"{pixel(9)} (expected {white}), a black one {pixel(8)} (expected {black})")
+    else:
+        record(False, "the fade out of the clip: no step found")
 
 
 def main():
@@ -235,6 +281,10 @@ def main():
         record(arrived and last_number == 9,
                f"a photo added to the looping clip's category follows the clip's last picture (picture "
                f"{last_number} before it)")
+        player.send_signal(signal.SIGTERM)
+        player.wait(timeout=20)
+        player = None
+        fades(args.vitrine, work)
     finally:
         if player:
             player.send_signal(signal.SIGTERM)
