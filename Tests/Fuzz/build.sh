@@ -17,7 +17,7 @@ image=(Sources/VitrineImage/JPEGHeader.swift Sources/VitrineImage/ExifReader.swi
     Sources/VitrineImage/ImageError.swift Sources/VitrineImage/ImageFormat.swift Sources/VitrineImage/PNGHeader.swift
     Sources/VitrineImage/WebPHeader.swift Sources/VitrineImage/HEIFHeader.swift Sources/VitrineImage/ImageHeader.swift
     Sources/VitrineImage/HEIFContainer.swift Sources/VitrineImage/HEIFGrid.swift Sources/VitrineImage/ColorProfile.swift
-    Sources/VitrineImage/VP8LCodes.swift
+    Sources/VitrineImage/VP8LCodes.swift Sources/VitrineImage/ClipHeader.swift
     Sources/VitrineImage/VP8LDecoder.swift Sources/VitrineImage/VP8LTransform.swift
     Sources/VitrinePlatform/FileError.swift)
 work=$(mktemp -d)
