@@ -13,6 +13,9 @@ final class ClipPlayback {
     var waiting: [ClipStream.Picture] = []
     /// Frames handed to the display and not completed yet, with their clip times.
     var handed: [ObjectIdentifier: (frame: Frame, time: Double)] = [:]
+    /// Frames completed without reaching the glass, which the display may still paint on the screen's return: back
+    /// to the stream once a later picture has been shown.
+    var parked: [Frame] = []
     /// The last picture that reached the glass (a fade out of the clip starts from a copy of it).
     var lastShown: Frame?
     /// The first picture (the slide as presented) is on the glass: pacing may start.

@@ -93,6 +93,16 @@ extension PlayerRuntime {
                         + "\(JSONText.number(at)))")
             }
         }
+        guard visible else {
+            // Taken while the screen was dark (the VT away, a flip replaced): the display may still paint it for
+            // the screen's return, so the decoder must not write into it until a later picture has been shown.
+            playback.parked.append(frame)
+            if playback.parked.count >= ClipPlayback.preroll { playback.stream.recycle(playback.parked.removeFirst()) }
+            pumpClip(now: now)
+            return
+        }
+        for parked in playback.parked { playback.stream.recycle(parked) }
+        playback.parked = []
         playback.stream.recycle(frame)
         pumpClip(now: now)
     }
