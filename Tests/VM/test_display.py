@@ -5,7 +5,8 @@ photos: the right picture, the show advancing on its timer, no frame mixing two 
 every 0.2 s, clean crossfade steps at 1920x1080, a library of PNG, WebP, HEIC and AVIF files on virtio-gpu at
 1920x1080, the clock over the photo on a 1080x1920 portrait panel (its minute a flip, not a modeset) and on a
 16-bit framebuffer (the kernel's vfb, BGR565), clips (a 720p H.264 MP4 at 1024x600, an HEVC .mov on the portrait
-panel) whose numbered pictures advance on screen at the clip's rate, readiness
+panel) whose numbered pictures advance on screen at the clip's rate, a clip switched away from on VT 1 and back,
+readiness
 and watchdog notifications, `vitrine probe` naming the connector, mode and profile, and the console back after SIGTERM with
 exit status 0. Prints `N passed, M failed`; skips (exit 0) with the reason when QEMU or a kernel is missing.
 
@@ -332,6 +333,45 @@ def check_vt_switch(vm, vitrine, label, references):
         log = f.read()
     record("VT switched away" in log and "VT back" in log and "stopping (signal 15)" in log,
            f"{label}: the player logged the switch and stopped on SIGTERM")
+    check_vt_clip(vm, vitrine, label, switch)
+
+
+def check_vt_clip(vm, vitrine, label, switch):
+    """A clip playing on VT 1 when the VT is switched away and back: it holds while away and, back, goes on from
+    its picture (the numbers on screen rise again), its frames intact."""
+    sys.path.insert(0, os.path.join(REPO, "Tests", "Tools"))
+    import make_clip
+    folder = f"{vm.share}/vtclip/Clip"
+    os.makedirs(folder, exist_ok=True)
+    subprocess.run([sys.executable, f"{REPO}/Tests/Tools/make_clip.py", f"{folder}/loop.mp4", "--frames", "300",
+                    "--size", "320x180", "--fps", "30"], check=True)
+    scale = min(vm.width / 320, vm.height / 180)
+    bw, bh = round(320 * scale), round(180 * scale)
+    box = ((vm.width - bw) // 2, (vm.height - bh) // 2, bw, bh)
+    with open(f"{vm.share}/vtclip.json", "w") as f:
+        json.dump({"library": "/share/vtclip", "deviceTable": f"{REPO}/Config/devices.json", "interval": 2,
+                   "transition": "none", "controlSocket": "/tmp/vitrine.sock", "display": {"backend": "drm"}}, f)
+    vm.spawn("vtclip", f"exec busybox openvt -c 1 -f -s -w -- sh -c "
+                       f"'exec {vitrine} play --config /share/vtclip.json 2>/share/vtclip.log'")
+
+    def number(dump):
+        return make_clip.read_counter(lambda x, y: dump.getpixel((x, y)), box)
+
+    def red_bar(dump):
+        r, g, b = dump.getpixel((box[0] + box[2] // 2, box[1] + box[3] * 7 // 8))
+        return r > 150 and g < 90 and b < 90
+
+    _, playing = wait_for(vm, lambda d: 3 <= number(d) < 250 and red_bar(d), 60)
+    out, _ = switch(2, '\\"vtAway\\"')
+    out, guest_ms = switch(1, '\\"playing\\":true')
+    back, returned = wait_for(vm, lambda d: red_bar(d) and number(d) < 300, 10)
+    first = number(back)
+    later, rising = wait_for(vm, lambda d: red_bar(d) and number(d) > first, 10)
+    record(playing and returned and rising and guest_ms is not None,
+           f"{label}: a clip switched away from on VT 1 and back: its picture returns intact (picture {first}, the "
+           f"bar under it) and it plays on (picture {number(later)}), {guest_ms} ms after the switch back")
+    vm.run("kill -TERM $(pidof vitrine)")
+    vm.wait("vtclip", 30)
 
 
 def check_fades(vm, vitrine, label):
