@@ -19,6 +19,10 @@ public final class JoinableThread {
     /// Starts `body` on a new thread. Fails only when the system is out of threads or memory, which leaves a
     /// photo frame nothing better to do than stop.
     public init(_ body: @escaping @Sendable () -> Void) {
+        thread = Self.start(body)
+    }
+
+    private static func start(_ body: @escaping @Sendable () -> Void) -> pthread_t {
         let context = Unmanaged.passRetained(Work(body)).toOpaque()
         var thread = pthread_t()
         let status = pthread_create(
@@ -29,23 +33,13 @@ public final class JoinableThread {
                 return nil
             }, context)
         precondition(status == 0, "pthread_create failed with \(status)")
-        self.thread = thread
+        return thread
     }
 
     /// Starts `body` on a thread nobody waits for: it ends on its own (a clip's decoder, which may be inside a read
     /// of a share that stalls when the clip is left, and must not hold the player's thread up then).
     public static func detach(_ body: @escaping @Sendable () -> Void) {
-        let context = Unmanaged.passRetained(Work(body)).toOpaque()
-        var thread = pthread_t()
-        let status = pthread_create(
-            &thread, nil,
-            { raw in
-                guard let raw else { return nil }
-                Unmanaged<Work>.fromOpaque(raw).takeRetainedValue().body()
-                return nil
-            }, context)
-        precondition(status == 0, "pthread_create failed with \(status)")
-        pthread_detach(thread)
+        pthread_detach(start(body))
     }
 
     public func join() {

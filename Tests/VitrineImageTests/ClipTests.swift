@@ -93,6 +93,29 @@ import VitrineTestSupport
         #expect(red >> 16 & 0xFF > 180 && red >> 8 & 0xFF < 70)
     }
 
+    /// A stream of the clip at `path` in software, with the bell it rings.
+    func stream(
+        _ path: String, poster: Frame, options: RenderOptions, maxSeconds: Double? = nil, loop: Bool = false,
+        budget: MemoryBudget? = nil
+    ) throws -> (ClipStream, Wakeup) {
+        let wakeup = try Wakeup()
+        let stream = ClipStream(
+            path: path, poster: poster,
+            settings: ClipStream.Settings(options: options, decoding: .software, maxSeconds: maxSeconds, loop: loop),
+            budget: budget ?? self.budget, wakeup: wakeup)
+        return (stream, wakeup)
+    }
+
+    /// Hands each output of the stream to `done` as it comes, until `done` says so or 20 s have passed.
+    static func read(_ stream: ClipStream, _ wakeup: Wakeup, until done: (ClipStream.Output) -> Bool) {
+        let deadline = MonotonicClock.seconds() + 20
+        while MonotonicClock.seconds() < deadline {
+            wait(for: wakeup)
+            wakeup.drain()
+            for output in stream.take() where done(output) { return }
+        }
+    }
+
     /// Reads a stream's outputs until it ends, recycling each frame after noting its number.
     func play(_ name: String, canvas: Size, loop: Bool = false, maxSeconds: Double? = nil, limit: Int = 200)
         throws -> (numbers: [Int], times: [Double], ended: Bool, failure: ImageError?)
@@ -100,34 +123,30 @@ import VitrineTestSupport
         let path = "\(Self.fixtures)/\(name)"
         let options = RenderOptions(canvas: canvas)
         let (poster, plan) = try FrameRenderer(budget: budget).render(path, options: options)
-        let wakeup = try Wakeup()
-        let stream = ClipStream(
-            path: path, poster: poster,
-            settings: ClipStream.Settings(options: options, decoding: .software, maxSeconds: maxSeconds, loop: loop),
-            budget: budget, wakeup: wakeup)
+        let (stream, wakeup) = try stream(path, poster: poster, options: options, maxSeconds: maxSeconds, loop: loop)
         var numbers: [Int] = []
         var times: [Double] = []
-        let deadline = MonotonicClock.seconds() + 20
-        while MonotonicClock.seconds() < deadline, numbers.count < limit {
-            Self.wait(for: wakeup)
-            wakeup.drain()
-            for output in stream.take() {
-                switch output {
-                case .picture(let picture):
-                    numbers.append(Self.counter(picture.frame, box: plan.placement.destination))
-                    times.append(picture.time)
-                    stream.recycle(picture.frame)
-                case .ended:
-                    return (numbers, times, true, nil)
-                case .failed(let error):
-                    return (numbers, times, false, error)
-                case .started:
-                    break
-                }
+        var ended = false
+        var failure: ImageError?
+        Self.read(stream, wakeup) { output in
+            switch output {
+            case .picture(let picture):
+                numbers.append(Self.counter(picture.frame, box: plan.placement.destination))
+                times.append(picture.time)
+                stream.recycle(picture.frame)
+                return numbers.count >= limit
+            case .ended:
+                ended = true
+                return true
+            case .failed(let error):
+                failure = error
+                return true
+            case .started:
+                return false
             }
         }
-        stream.stop()
-        return (numbers, times, false, nil)
+        if !ended { stream.stop() }
+        return (numbers, times, ended, failure)
     }
 
     @Test func everyPictureComesOnceInOrderWithItsTime() throws {
@@ -147,18 +166,12 @@ import VitrineTestSupport
         var options = RenderOptions(canvas: Size(width: 90, height: 160))
         options.rotation = .clockwise90
         let (poster, _) = try FrameRenderer(budget: budget).render(path, options: options)
-        let wakeup = try Wakeup()
-        let stream = ClipStream(
-            path: path, poster: poster,
-            settings: ClipStream.Settings(options: options, decoding: .software, maxSeconds: nil, loop: false),
-            budget: budget, wakeup: wakeup)
+        let (stream, wakeup) = try stream(path, poster: poster, options: options)
         defer { stream.stop() }
         var first: Frame?
-        let deadline = MonotonicClock.seconds() + 20
-        while first == nil, MonotonicClock.seconds() < deadline {
-            Self.wait(for: wakeup)
-            wakeup.drain()
-            for case .picture(let picture) in stream.take() where first == nil { first = picture.frame }
+        Self.read(stream, wakeup) { output in
+            if case .picture(let picture) = output { first = picture.frame }
+            return first != nil
         }
         let frame = try #require(first)
         // The picture as the poster shows it (the same mapping, the still decoded by the same scaler's filter).
@@ -176,25 +189,17 @@ import VitrineTestSupport
         let path = "\(Self.fixtures)/counter.mp4"
         let options = RenderOptions(canvas: Size(width: 64, height: 64))
         let (poster, _) = try FrameRenderer(budget: budget).render(path, options: options)
-        let wakeup = try Wakeup()
-        let stream = ClipStream(
-            path: path, poster: poster,
-            settings: ClipStream.Settings(options: options, decoding: .software, maxSeconds: nil, loop: false),
-            budget: budget, wakeup: wakeup)
+        let (stream, wakeup) = try stream(path, poster: poster, options: options)
         stream.setClock(anchor: MonotonicClock.seconds() - 100)
         var shown = 0
         var ended = false
-        let deadline = MonotonicClock.seconds() + 20
-        while !ended, MonotonicClock.seconds() < deadline {
-            Self.wait(for: wakeup)
-            wakeup.drain()
-            for output in stream.take() {
-                if case .picture(let picture) = output {
-                    shown += 1
-                    stream.recycle(picture.frame)
-                }
-                if case .ended = output { ended = true }
+        Self.read(stream, wakeup) { output in
+            if case .picture(let picture) = output {
+                shown += 1
+                stream.recycle(picture.frame)
             }
+            if case .ended = output { ended = true }
+            return ended
         }
         #expect(ended)
         #expect(shown >= 1 && shown + stream.skippedPictures == 30)
@@ -226,17 +231,12 @@ import VitrineTestSupport
         let small = MemoryBudget(limit: 150_000)
         let options = RenderOptions(canvas: Size(width: 64, height: 64))
         let poster = try Frame(size: Size(width: 64, height: 64), budget: budget, purpose: "poster")
-        let wakeup = try Wakeup()
-        let stream = ClipStream(
-            path: "\(Self.fixtures)/counter.mp4", poster: poster,
-            settings: ClipStream.Settings(options: options, decoding: .software, maxSeconds: nil, loop: false),
-            budget: small, wakeup: wakeup)
+        let (stream, wakeup) = try stream(
+            "\(Self.fixtures)/counter.mp4", poster: poster, options: options, budget: small)
         var failure: ImageError?
-        let deadline = MonotonicClock.seconds() + 20
-        while failure == nil, MonotonicClock.seconds() < deadline {
-            Self.wait(for: wakeup)
-            wakeup.drain()
-            for case .failed(let error) in stream.take() { failure = error }
+        Self.read(stream, wakeup) { output in
+            if case .failed(let error) = output { failure = error }
+            return failure != nil
         }
         let error = try #require(failure)
         guard case .overBudget = error.reason else {
