@@ -36,7 +36,7 @@ final class ClipFile: @unchecked Sendable {
             interruptWord.deallocate()
             throw ImageError(file: path, reason: .unsupportedVariant(.clip, "\(error)"))
         }
-        ClipFile.quietLogs()
+        _ = ClipFile.quietLogs
         var opened: UnsafeMutablePointer<AVFormatContext>?
         let result = vitrine_av_open(&opened, path, interruptWord)
         guard result >= 0, let opened else {
@@ -158,15 +158,9 @@ final class ClipFile: @unchecked Sendable {
             recorded: created.flatMap { ClipHeader.exifDate(iso: String(cString: $0)) })
     }
 
-    /// FFmpeg's own messages go nowhere: a broken clip gets one line from Vitrine naming it, not a screenful.
-    private static func quietLogs() {
-        let done = quieted.withLock { done in
-            defer { done = true }
-            return done
-        }
-        if !done { av_log_set_level(AV_LOG_QUIET) }
-    }
-    private static let quieted = Locked(false)
+    /// FFmpeg's own messages go nowhere: a broken clip gets one line from Vitrine naming it, not a screenful. Set
+    /// once, by the first clip (a static's initialiser runs once, whichever thread gets there first).
+    private static let quietLogs: Void = av_log_set_level(AV_LOG_QUIET)
 
     static func failure(_ code: Int32, doing: String, path: String) -> ImageError.Reason {
         if code == vitrine_av_error(ENOENT) || code == vitrine_av_error(EACCES) || code == vitrine_av_error(EIO) {

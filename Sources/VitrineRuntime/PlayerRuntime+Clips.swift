@@ -81,18 +81,6 @@ extension PlayerRuntime {
     func clipPictureDone(_ frame: Frame, visible: Bool, at: Double, now: Double) {
         guard let playback = clipPlayback, let handed = playback.handed.removeValue(forKey: ObjectIdentifier(frame))
         else { return }
-        if visible {
-            let lateBefore = playback.pacer.figures.late
-            playback.pacer.shown(time: handed.time, glass: at, vblank: display.refreshPeriod != nil)
-            playback.lastShown = frame
-            if configuration.stats, playback.pacer.figures.late > lateBefore, let due = playback.pacer.due(handed.time)
-            {
-                log(
-                    "stats: clip \(playback.id) picture at \(JSONText.number(handed.time)) s late by "
-                        + "\(JSONText.number(((at - due) * 10000).rounded() / 10)) ms (due \(JSONText.number(due)), on the glass "
-                        + "\(JSONText.number(at)))")
-            }
-        }
         guard visible else {
             // Taken while the screen was dark (the VT away, a flip replaced): the display may still paint it for
             // the screen's return, so the decoder must not write into it until a later picture has been shown.
@@ -100,6 +88,15 @@ extension PlayerRuntime {
             if playback.parked.count >= ClipPlayback.preroll { playback.stream.recycle(playback.parked.removeFirst()) }
             pumpClip(now: now)
             return
+        }
+        let lateBefore = playback.pacer.figures.late
+        playback.pacer.shown(time: handed.time, glass: at, vblank: display.refreshPeriod != nil)
+        playback.lastShown = frame
+        if configuration.stats, playback.pacer.figures.late > lateBefore, let due = playback.pacer.due(handed.time) {
+            log(
+                "stats: clip \(playback.id) picture at \(JSONText.number(handed.time)) s late by "
+                    + "\(JSONText.number(((at - due) * 10000).rounded() / 10)) ms (due \(JSONText.number(due)), "
+                    + "on the glass \(JSONText.number(at)))")
         }
         for parked in playback.parked { playback.stream.recycle(parked) }
         playback.parked = []
@@ -133,10 +130,9 @@ extension PlayerRuntime {
         }
         guard !display.isBusy else { return }
         switch playback.pacer.decide(waiting: playback.waiting.map(\.time), now: now) {
-        case .show(let index, let dropping):
+        case .show(_, let dropping):
             playback.dropWaiting(dropping)
             let picture = playback.waiting.removeFirst()
-            _ = index
             var record = playback.record
             record.clipTime = picture.time
             playback.handed[ObjectIdentifier(picture.frame)] = (picture.frame, picture.time)

@@ -167,8 +167,10 @@ def clips(vm, vitrine):
     clip_state = status().get("clip") or {}
     record(started and clip_state.get("presented", 0) >= 30, f"the clip plays on vkms ({clip_state})")
     vm.run(f"{ctl} pause")
-    time.sleep(0.3)  # the picture in flight lands
-    first = (status().get("clip") or {})
+    until(lambda: (status().get("clip") or {}).get("playing") is False, 5)
+    # Asked again: a flip in flight at the pause lands within a vblank, long before a `ctl` answers in the guest.
+    first = status().get("clip") or {}
+    # Held means no new picture for a while: watched for a second (the window is the check itself).
     time.sleep(1)
     second = (status().get("clip") or {})
     record(first.get("playing") is False and first.get("presented") == second.get("presented"),
