@@ -14,7 +14,7 @@ FOOTPRINT_PHOTOS := $(PHOTOS)/large_kleiber_20mp_422.jpg $(PHOTOS)/phone_samsung
 PORTRAIT_PHOTOS := $(PHOTOS)/cam_canon_ixus40_portrait_440_thumb.jpg $(PHOTOS)/orient_portrait_6.jpg
 
 # Debian packages: build and test, then the extra tools the benchmarks compare against.
-BUILD_PACKAGES := pkg-config libstdc++-12-dev libcurl4-openssl-dev libexpat1-dev libsmbclient-dev libjpeg62-turbo-dev libturbojpeg0-dev zlib1g-dev libdrm-dev libudev-dev libinput-dev libfreetype-dev libspng-dev libwebp-dev libheif-dev libdav1d-dev liblcms2-dev libgpiod-dev libmosquitto-dev libmicrohttpd-dev libqrencode-dev fonts-dejavu-core libavformat-dev libavcodec-dev libavutil-dev libswscale-dev ffmpeg
+BUILD_PACKAGES := pkg-config libstdc++-12-dev libcurl4-openssl-dev libexpat1-dev libsmbclient-dev libjpeg62-turbo-dev libturbojpeg0-dev zlib1g-dev libdrm-dev libudev-dev libinput-dev libfreetype-dev libspng-dev libwebp-dev libheif-dev libdav1d-dev liblcms2-dev libgpiod-dev libmosquitto-dev libmicrohttpd-dev libqrencode-dev fonts-dejavu-core libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev libasound2-dev ffmpeg
 # gpiod: the GPIO VM test holds a line with gpiomon and reads gpioinfo in the guest, which runs the host's root;
 # v4l-utils: the CEC VM test plays the TV with cec-ctl there.
 CHECK_PACKAGES := python3-pil python3-pip gpiod v4l-utils

@@ -84,7 +84,11 @@ let package = Package(
         // FFmpeg for clips, loaded by the first clip (libavformat-dev, libavcodec-dev, libavutil-dev, libswscale-dev).
         .systemLibrary(
             name: "CFFmpeg",
-            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev"])]),
+            providers: [
+                .apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev", "libswresample-dev"])
+            ]),
+        // ALSA for a clip's sound, loaded by the first clip that plays sound (libasound2-dev).
+        .systemLibrary(name: "CALSA", providers: [.apt(["libasound2-dev"])]),
         // The stubs those libraries' functions are called through, and their loader.
         .target(name: "CLazyLink", cSettings: [.unsafeFlags(["-ffunction-sections"], .when(configuration: .release))]),
         .systemLibrary(name: "CLinux"),
@@ -98,7 +102,7 @@ let package = Package(
             name: "VitrineImage",
             dependencies: [
                 "VitrineCore", "VitrinePlatform", "CJPEG", "CZlib", "CFreeType", "CSPNG", "CWebP", "CHeif", "CDav1d",
-                "CLCMS", "CFFmpeg",
+                "CLCMS", "CFFmpeg", "CALSA",
             ],
             swiftSettings: strict
         ),

@@ -46,13 +46,13 @@ repo=$(dirname "$here")
 
 RUNTIME_PACKAGES=(libjpeg62-turbo zlib1g libdrm2 libudev1 libinput10 libfreetype6 libspng0 libwebp7 libwebpdemux2
     libheif1 libdav1d6 liblcms2-2 libgpiod2 libmosquitto1 libmicrohttpd12 libqrencode4 fonts-dejavu-core
-    libavformat59 libavcodec59 libavutil57 libswscale6)
+    libavformat59 libavcodec59 libavutil57 libswscale6 libswresample4 libasound2)
 # Loaded by `vitrine sync` only; libsmbclient brings Samba's libraries (about 30 MB), so only with --sources.
 SOURCES_PACKAGES=(libcurl4 libexpat1 libsmbclient)
 BUILD_PACKAGES=(pkg-config libstdc++-12-dev libjpeg62-turbo-dev libturbojpeg0-dev zlib1g-dev libdrm-dev libudev-dev
     libinput-dev libfreetype-dev libspng-dev libwebp-dev libheif-dev libdav1d-dev liblcms2-dev libgpiod-dev
     libmosquitto-dev libmicrohttpd-dev libqrencode-dev libcurl4-openssl-dev libexpat1-dev libsmbclient-dev
-    libavformat-dev libavcodec-dev libavutil-dev libswscale-dev)
+    libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev libasound2-dev)
 
 BIN=/usr/local/bin/vitrine
 UNIT_DIR=/etc/systemd/system

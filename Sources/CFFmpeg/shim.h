@@ -1,7 +1,7 @@
 #ifndef VITRINE_CFFMPEG_SHIM_H
 #define VITRINE_CFFMPEG_SHIM_H
 /*
- * FFmpeg (libavformat, libavcodec, libavutil, libswscale) for clips. Loaded when the first clip is opened
+ * FFmpeg (libavformat, libavcodec, libavutil, libswscale, and libswresample for a clip's sound) for clips. Loaded when the first clip is opened
  * (Sources/CLazyLink), so a frame that shows only photos never maps them (libavcodec alone maps some 40 more
  * libraries). What Swift cannot reach itself is here: FFmpeg's error macros and the decoder's callbacks.
  */
@@ -16,7 +16,10 @@
 #include <libavutil/hwcontext.h>
 #include <libavutil/imgutils.h>
 #include <libavutil/pixdesc.h>
+#include <libswresample/swresample.h>
 #include <libswscale/swscale.h>
+#include <libavutil/channel_layout.h>
+#include <libavutil/samplefmt.h>
 
 static inline int vitrine_av_eof(void) { return AVERROR_EOF; }
 static inline int vitrine_av_exit(void) { return AVERROR_EXIT; }
@@ -127,6 +130,30 @@ static inline int vitrine_sws_scale_packed(struct SwsContext *scaler, const AVFr
     uint8_t *planes[4] = {target, NULL, NULL, NULL};
     int strides[4] = {stride, 0, 0, 0};
     return sws_scale(scaler, (const uint8_t *const *)frame->data, frame->linesize, 0, frame->height, planes, strides);
+}
+
+/* A resampler from the decoder's samples to interleaved signed 16-bit stereo at `rate`, or NULL. */
+static inline struct SwrContext *vitrine_swr_stereo(const AVCodecContext *decoder, int rate) {
+    AVChannelLayout stereo;
+    av_channel_layout_default(&stereo, 2);
+    struct SwrContext *made = NULL;
+    if (swr_alloc_set_opts2(&made, &stereo, AV_SAMPLE_FMT_S16, rate, &decoder->ch_layout, decoder->sample_fmt,
+                            decoder->sample_rate, 0, NULL) < 0) {
+        return NULL;
+    }
+    if (swr_init(made) < 0) {
+        swr_free(&made);
+        return NULL;
+    }
+    return made;
+}
+
+/* Converts a decoded frame's samples into `target` (room for `capacity` stereo frames): the frames written, or a
+ * negative AVERROR. */
+static inline int vitrine_swr_convert_frame(struct SwrContext *resampler, const AVFrame *frame, int16_t *target,
+                                            int capacity) {
+    uint8_t *planes[1] = {(uint8_t *)target};
+    return swr_convert(resampler, planes, capacity, (const uint8_t **)frame->extended_data, frame->nb_samples);
 }
 
 #endif

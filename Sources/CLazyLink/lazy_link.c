@@ -5,6 +5,7 @@
 #include <libavcodec/version_major.h>
 #include <libavformat/version_major.h>
 #include <libavutil/version.h>
+#include <libswresample/version.h>
 #include <libswscale/version_major.h>
 #include <dlfcn.h>
 #include <pthread.h>
@@ -14,7 +15,7 @@
 #define VITRINE_STRING(x) #x
 #define VITRINE_EXPAND(x) VITRINE_STRING(x)
 
-#define VITRINE_LAZY_COUNT (VITRINE_LAZY_SWSCALE + 1)
+#define VITRINE_LAZY_COUNT (VITRINE_LAZY_ASOUND + 1)
 
 /* The sonames of the packages the player depends on (Debian bookworm, Raspberry Pi OS). dav1d's and FFmpeg's follow
  * their API's major version, so they are taken from the headers the build compiled against. */
@@ -33,6 +34,8 @@ static const char *const sonames[VITRINE_LAZY_COUNT] = {
     [VITRINE_LAZY_AVCODEC] = "libavcodec.so." VITRINE_EXPAND(LIBAVCODEC_VERSION_MAJOR),
     [VITRINE_LAZY_AVFORMAT] = "libavformat.so." VITRINE_EXPAND(LIBAVFORMAT_VERSION_MAJOR),
     [VITRINE_LAZY_SWSCALE] = "libswscale.so." VITRINE_EXPAND(LIBSWSCALE_VERSION_MAJOR),
+    [VITRINE_LAZY_SWRESAMPLE] = "libswresample.so." VITRINE_EXPAND(LIBSWRESAMPLE_VERSION_MAJOR),
+    [VITRINE_LAZY_ASOUND] = "libasound.so.2",
 };
 
 __attribute__((noreturn, used)) void vitrine_lazy_unloaded(void) {

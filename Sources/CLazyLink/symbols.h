@@ -155,6 +155,7 @@
     X(VITRINE_LAZY_SMBCLIENT, smbc_setOptionUserData) \
     X(VITRINE_LAZY_SMBCLIENT, smbc_setPort) \
     X(VITRINE_LAZY_SMBCLIENT, smbc_setTimeout) \
+    X(VITRINE_LAZY_AVUTIL, av_channel_layout_default) \
     X(VITRINE_LAZY_AVUTIL, av_dict_get) \
     X(VITRINE_LAZY_AVUTIL, av_display_rotation_get) \
     X(VITRINE_LAZY_AVUTIL, av_frame_alloc) \
@@ -167,6 +168,7 @@
     X(VITRINE_LAZY_AVUTIL, av_strerror) \
     X(VITRINE_LAZY_AVCODEC, av_packet_alloc) \
     X(VITRINE_LAZY_AVCODEC, av_packet_free) \
+    X(VITRINE_LAZY_AVCODEC, av_packet_move_ref) \
     X(VITRINE_LAZY_AVCODEC, av_packet_unref) \
     X(VITRINE_LAZY_AVCODEC, avcodec_alloc_context3) \
     X(VITRINE_LAZY_AVCODEC, avcodec_find_decoder) \
@@ -190,6 +192,21 @@
     X(VITRINE_LAZY_SWSCALE, sws_getCoefficients) \
     X(VITRINE_LAZY_SWSCALE, sws_getContext) \
     X(VITRINE_LAZY_SWSCALE, sws_scale) \
-    X(VITRINE_LAZY_SWSCALE, sws_setColorspaceDetails)
+    X(VITRINE_LAZY_SWSCALE, sws_setColorspaceDetails) \
+    X(VITRINE_LAZY_SWRESAMPLE, swr_alloc_set_opts2) \
+    X(VITRINE_LAZY_SWRESAMPLE, swr_convert) \
+    X(VITRINE_LAZY_SWRESAMPLE, swr_free) \
+    X(VITRINE_LAZY_SWRESAMPLE, swr_init) \
+    X(VITRINE_LAZY_ASOUND, snd_lib_error_set_handler) \
+    X(VITRINE_LAZY_ASOUND, snd_pcm_close) \
+    X(VITRINE_LAZY_ASOUND, snd_pcm_delay) \
+    X(VITRINE_LAZY_ASOUND, snd_pcm_drop) \
+    X(VITRINE_LAZY_ASOUND, snd_pcm_nonblock) \
+    X(VITRINE_LAZY_ASOUND, snd_pcm_open) \
+    X(VITRINE_LAZY_ASOUND, snd_pcm_prepare) \
+    X(VITRINE_LAZY_ASOUND, snd_pcm_recover) \
+    X(VITRINE_LAZY_ASOUND, snd_pcm_set_params) \
+    X(VITRINE_LAZY_ASOUND, snd_pcm_writei) \
+    X(VITRINE_LAZY_ASOUND, snd_strerror)
 
 #endif

@@ -22,6 +22,15 @@ final class ClipDecoder {
     let isHardware: Bool
     private let file: ClipFile
     private var drained = false
+    /// The end of the file has been read (packets may still wait in `pending`).
+    private var fileEnded = false
+    /// Video packets read ahead while the sound needed feeding and no picture frame was free, in file order.
+    private var pending: [UnsafeMutablePointer<AVPacket>] = []
+    private var pendingBytes = 0
+    /// The clip's sound, when it plays: its packets go there as they are read.
+    var sound: (decoder: ClipAudioDecoder, output: ClipSound)?
+    /// The most video read ahead for the sound: about a second of a phone's 1080p at 20 Mbit/s.
+    static let readAheadBytes = 3 << 20
 
     /// Picks and opens the decoder; `preference` narrows the choice (`auto` tries hardware, then software).
     init(file: ClipFile, preference: VideoDecoding, threads: Int = 2) throws(ImageError) {
@@ -74,6 +83,7 @@ final class ClipDecoder {
     }
 
     deinit {
+        clearPending()
         av_frame_free(&transferred)
         av_frame_free(&frame)
         av_packet_free(&packet)
@@ -131,9 +141,9 @@ final class ClipDecoder {
                 throw ImageError(file: file.path, reason: ClipFile.failure(received, doing: "decode", path: file.path))
             }
             if drained { return nil }
-            if try file.readVideoPacket(into: packet) {
-                let sent = avcodec_send_packet(codec, packet)
-                av_packet_unref(packet)
+            if let next = try nextVideoPacket(into: packet) {
+                let sent = avcodec_send_packet(codec, next)
+                av_packet_unref(next)
                 // A damaged packet is skipped (the decoder conceals what it can); anything else ends the clip.
                 if sent < 0, sent != vitrine_av_error(EINVAL), sent != vitrine_av_again(),
                     sent != vitrine_av_invalid_data()
@@ -152,7 +162,67 @@ final class ClipDecoder {
     func rewind() throws(ImageError) {
         try file.rewind()
         if let codec { avcodec_flush_buffers(codec) }
+        clearPending()
         drained = false
+        fileEnded = false
+    }
+
+    /// Whether a packet may be read ahead for the sound: the file has more and the video read ahead is in bounds.
+    var canReadAhead: Bool { !fileEnded && pendingBytes < Self.readAheadBytes }
+
+    /// Reads one packet ahead: the sound's is decoded into it, a picture's waits in `pending`.
+    func readAhead() throws(ImageError) {
+        guard let packet, canReadAhead else { return }
+        guard try file.readPacket(into: packet) else {
+            fileEnded = true
+            return
+        }
+        if packet.pointee.stream_index == file.videoIndex, let held = av_packet_alloc() {
+            av_packet_move_ref(held, packet)
+            pending.append(held)
+            pendingBytes += Int(held.pointee.size)
+        } else if let sound, sound.decoder.owns(packet) {
+            sound.decoder.decode(packet, into: sound.output)
+        } else {
+            av_packet_unref(packet)
+        }
+    }
+
+    /// The next video packet: one read ahead, else the file's next (the sound's on the way are decoded into it,
+    /// others passed over); nil at the end.
+    private func nextVideoPacket(into packet: UnsafeMutablePointer<AVPacket>) throws(ImageError)
+        -> UnsafeMutablePointer<AVPacket>?
+    {
+        if !pending.isEmpty {
+            let held = pending.removeFirst()
+            pendingBytes -= Int(held.pointee.size)
+            av_packet_move_ref(packet, held)
+            var freed: UnsafeMutablePointer<AVPacket>? = held
+            av_packet_free(&freed)
+            return packet
+        }
+        while !fileEnded {
+            guard try file.readPacket(into: packet) else {
+                fileEnded = true
+                return nil
+            }
+            if packet.pointee.stream_index == file.videoIndex { return packet }
+            if let sound, sound.decoder.owns(packet) {
+                sound.decoder.decode(packet, into: sound.output)
+            } else {
+                av_packet_unref(packet)
+            }
+        }
+        return nil
+    }
+
+    private func clearPending() {
+        for held in pending {
+            var freed: UnsafeMutablePointer<AVPacket>? = held
+            av_packet_free(&freed)
+        }
+        pending = []
+        pendingBytes = 0
     }
 
     private func readable(_ frame: UnsafeMutablePointer<AVFrame>) throws(ImageError) -> UnsafeMutablePointer<AVFrame> {

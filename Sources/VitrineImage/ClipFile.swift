@@ -87,24 +87,31 @@ final class ClipFile: @unchecked Sendable {
         return Double(base.num) / Double(base.den)
     }
 
-    /// Seconds from the stream's start time for a timestamp in its time base.
+    /// Seconds from the video stream's start time for a timestamp in its time base.
     func seconds(_ timestamp: Int64) -> Double {
         let start = stream?.pointee.start_time ?? vitrine_av_nopts()
         let origin = start == vitrine_av_nopts() ? 0 : start
         return Double(timestamp &- origin) * timeBase
     }
 
-    /// The next packet of the video stream into `packet` (others skipped); false at the end of the file.
-    func readVideoPacket(into packet: UnsafeMutablePointer<AVPacket>) throws(ImageError) -> Bool {
-        while true {
-            let result = av_read_frame(context, packet)
-            if result == vitrine_av_eof() { return false }
-            guard result >= 0 else {
-                throw ImageError(file: path, reason: ClipFile.failure(result, doing: "read", path: path))
-            }
-            if packet.pointee.stream_index == videoIndex { return true }
-            av_packet_unref(packet)
+    /// Seconds on the same clock for a timestamp of another stream (the sound): its time less the video's start,
+    /// so a sound that starts before the first picture (an encoder's priming) keeps its place.
+    func seconds(_ timestamp: Int64, stream index: Int32) -> Double {
+        guard index != videoIndex, let other = context?.pointee.streams[Int(index)], other.pointee.time_base.den != 0
+        else { return seconds(timestamp) }
+        let start = stream?.pointee.start_time ?? vitrine_av_nopts()
+        let origin = start == vitrine_av_nopts() ? 0 : Double(start) * timeBase
+        return Double(timestamp) * Double(other.pointee.time_base.num) / Double(other.pointee.time_base.den) - origin
+    }
+
+    /// The next packet of any stream into `packet`; false at the end of the file.
+    func readPacket(into packet: UnsafeMutablePointer<AVPacket>) throws(ImageError) -> Bool {
+        let result = av_read_frame(context, packet)
+        if result == vitrine_av_eof() { return false }
+        guard result >= 0 else {
+            throw ImageError(file: path, reason: ClipFile.failure(result, doing: "read", path: path))
         }
+        return true
     }
 
     /// Back to the start (a clip that loops).

@@ -19,15 +19,19 @@ public final class ClipStream: Sendable {
         public var maxSeconds: Double?
         public var loop: Bool
         public var poolFrames: Int
+        /// The ALSA device the clip's sound plays on; nil: silent (`video.audio` off).
+        public var sound: String?
 
         public init(
-            options: RenderOptions, decoding: VideoDecoding, maxSeconds: Double?, loop: Bool, poolFrames: Int = 3
+            options: RenderOptions, decoding: VideoDecoding, maxSeconds: Double?, loop: Bool, poolFrames: Int = 3,
+            sound: String? = nil
         ) {
             self.options = options
             self.decoding = decoding
             self.maxSeconds = maxSeconds
             self.loop = loop
             self.poolFrames = poolFrames
+            self.sound = sound
         }
     }
 
@@ -43,6 +47,10 @@ public final class ClipStream: Sendable {
         /// The clip is open and its decoder chosen.
         case started(decoder: String, hardware: Bool, header: ClipHeader)
         case picture(Picture)
+        /// The sound plays: its codec and the device ("aac 44100 Hz on default").
+        case soundPlays(String)
+        /// The clip plays silent: why (the device missing or busy, a sound the decoder does not take).
+        case soundFailed(String)
         /// The last picture has been handed out (the clip's end, or `maxSeconds`).
         case ended
         case failed(ImageError)
@@ -61,6 +69,8 @@ public final class ClipStream: Sendable {
         var lastDelivery = 0.0
         /// Pictures decoded and passed over unscaled because they were already late.
         var skipped = 0
+        /// The clip's sound, once its decoder is open; it keeps its queue under `monitor` too.
+        var sound: ClipSound?
         init(looping: Bool) { self.looping = looping }
     }
 
@@ -114,7 +124,11 @@ public final class ClipStream: Sendable {
     /// over (unscaled) a picture that is already late when decoded, so a board that decodes slower than the clip's
     /// rate keeps its pace with fewer pictures rather than playing in slow motion.
     public func setClock(anchor: Double?) {
-        shared.monitor.locked { shared.anchor = anchor }
+        let sound = shared.monitor.locked { () -> ClipSound? in
+            shared.anchor = anchor
+            return shared.sound
+        }
+        sound?.setClock(anchor: anchor)
     }
 
     /// Pictures the thread passed over for being late.
@@ -127,12 +141,14 @@ public final class ClipStream: Sendable {
 
     /// Ends the thread without waiting for it; nothing more is handed over.
     public func stop() {
-        shared.monitor.locked {
+        let sound = shared.monitor.locked { () -> ClipSound? in
             shared.stopped = true
             shared.outputs = []
             shared.free = []
             shared.monitor.broadcast()
+            return shared.sound
         }
+        sound?.stop()
         interrupt.withLock { $0?.interrupt() }
     }
 
@@ -148,8 +164,9 @@ public final class ClipStream: Sendable {
             guard poster.size == layout.scanout else {
                 throw ImageError(file: path, reason: .decodeFailed("the screen changed size"))
             }
+            let soundBytes = settings.sound != nil && file.audioIndex != nil ? ClipSound.bytes : 0
             let charge = try ClipStream.charge(
-                budget, file.header.decoderWorkspaceBytes + layout.scratchBytes,
+                budget, file.header.decoderWorkspaceBytes + layout.scratchBytes + soundBytes,
                 for: "playing a \(file.header.kind) clip (decoder and scaling)", path: path)
             try ClipStream.decode(
                 file: file, layout: layout, poster: poster, settings: settings, budget: budget, shared: shared,
@@ -201,6 +218,11 @@ public final class ClipStream: Sendable {
         }
         frames = []
         wakeup.signal()
+        let sound = settings.sound.flatMap {
+            startSound(
+                file: file, device: $0, decoder: decoder, settings: settings,
+                shared: shared, wakeup: wakeup)
+        }
         let scaler = ClipScaler()
         let scratch =
             layout.scratchBytes > 0
@@ -213,9 +235,20 @@ public final class ClipStream: Sendable {
         let step = file.header.frameRate > 0 ? 1 / file.header.frameRate : 1.0 / 30
         while true {
             var frame: Frame?
-            shared.monitor.locked {
-                while !shared.stopped && shared.free.isEmpty { shared.monitor.wait() }
-                frame = shared.stopped ? nil : shared.free.removeLast()
+            var readAhead = false
+            let stopped = shared.monitor.locked { () -> Bool in
+                // No frame free: the sound may still want feeding (read on ahead of the pictures).
+                while !shared.stopped && shared.free.isEmpty && !(sound?.hungry == true && decoder.canReadAhead) {
+                    shared.monitor.wait()
+                }
+                if shared.stopped { return true }
+                if let free = shared.free.popLast() { frame = free } else { readAhead = true }
+                return false
+            }
+            if stopped { return }
+            if readAhead {
+                try decoder.readAhead()
+                continue
             }
             guard let frame else { return }
             guard let picture = try decoder.next() else {
@@ -226,6 +259,7 @@ public final class ClipStream: Sendable {
                 // The next pass follows the last picture by one picture's time.
                 offset = last + step
                 try decoder.rewind()
+                decoder.sound?.decoder.rewind(offset: offset)
                 shared.monitor.locked { shared.free.append(frame) }
                 continue
             }
@@ -260,5 +294,40 @@ public final class ClipStream: Sendable {
             index += 1
             wakeup.signal()
         }
+    }
+
+    /// Opens the clip's sound (a clip with none plays as it is): its decoder on this thread, its writer on one of
+    /// its own. What plays, or why nothing does, is handed over like a picture.
+    private static func startSound(
+        file: ClipFile, device: String, decoder: ClipDecoder, settings: Settings, shared: Shared, wakeup: Wakeup
+    ) -> ClipSound? {
+        guard file.audioIndex != nil else { return nil }
+        let report: @Sendable (ClipStream.Output) -> Void = { output in
+            shared.monitor.locked { if !shared.stopped { shared.outputs.append(output) } }
+            wakeup.signal()
+        }
+        let audio: ClipAudioDecoder
+        do {
+            audio = try ClipAudioDecoder(file: file, rate: 48_000)
+        } catch {
+            report(.soundFailed("\(error)"))
+            return nil
+        }
+        let sound = shared.monitor.locked { () -> ClipSound? in
+            guard !shared.stopped else { return nil }
+            let made = ClipSound(monitor: shared.monitor, limit: settings.maxSeconds, anchor: shared.anchor)
+            shared.sound = made
+            return made
+        }
+        guard let sound else { return nil }
+        decoder.sound = (audio, sound)
+        let codec = audio.name
+        sound.start(device: device) { result in
+            switch result {
+            case .success(let device): report(.soundPlays("\(codec) on \(device)"))
+            case .failure(let error): report(.soundFailed("\(error)"))
+            }
+        }
+        return sound
     }
 }

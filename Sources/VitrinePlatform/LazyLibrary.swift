@@ -11,7 +11,7 @@ import CLazyLink
 /// process.
 public enum LazyLibrary: CaseIterable, Sendable {
     case heif, dav1d, input, mosquitto, microhttpd, qrencode, freetype, curl, expat, smbclient
-    case avutil, avcodec, avformat, swscale
+    case avutil, avcodec, avformat, swscale, swresample, asound
 
     private var raw: vitrine_lazy_library {
         switch self {
@@ -29,6 +29,8 @@ public enum LazyLibrary: CaseIterable, Sendable {
         case .avcodec: VITRINE_LAZY_AVCODEC
         case .avformat: VITRINE_LAZY_AVFORMAT
         case .swscale: VITRINE_LAZY_SWSCALE
+        case .swresample: VITRINE_LAZY_SWRESAMPLE
+        case .asound: VITRINE_LAZY_ASOUND
         }
     }
 
@@ -46,6 +48,7 @@ public enum LazyLibrary: CaseIterable, Sendable {
         case .expat: "WebDAV sources' folder listings"
         case .smbclient: "SMB sources"
         case .avutil, .avcodec, .avformat, .swscale: "clips"
+        case .swresample, .asound: "clips' sound"
         }
     }
 

@@ -11,8 +11,9 @@ final class ClipPlayback {
     var pacer: ClipPacer
     /// Pictures decoded and not shown yet, in order.
     var waiting: [ClipStream.Picture] = []
-    /// Frames handed to the display and not completed yet, with their clip times.
-    var handed: [ObjectIdentifier: (frame: Frame, time: Double)] = [:]
+    /// Frames handed to the display and not completed yet, with their clip times and when they were handed over
+    /// (a late picture's log line tells a picture handed late from a vblank the display missed).
+    var handed: [ObjectIdentifier: (frame: Frame, time: Double, at: Double)] = [:]
     /// Frames completed without reaching the glass, which the display may still paint on the screen's return: back
     /// to the stream once a later picture has been shown.
     var parked: [Frame] = []
@@ -27,6 +28,8 @@ final class ClipPlayback {
     /// The decoder in use, once the stream has opened the clip.
     var decoder: String?
     var header: ClipHeader?
+    /// What plays the sound ("aac 44100 Hz on default"), when it plays.
+    var sound: String?
     let record: PresentRecord
     /// Whether the board's falling behind has been said (once a clip).
     var saidSlow = false

@@ -11,7 +11,8 @@ extension PlayerRuntime {
         guard let path = request.slide.original else { return }
         let settings = ClipStream.Settings(
             options: renderOptions, decoding: configuration.settings.video.decoder,
-            maxSeconds: configuration.settings.video.maxSeconds, loop: request.loop)
+            maxSeconds: configuration.settings.video.maxSeconds, loop: request.loop,
+            sound: configuration.settings.video.audio ? configuration.settings.video.audioDevice : nil)
         let stream = ClipStream(
             path: path, poster: request.poster, settings: settings, budget: budget, wakeup: clipWakeup)
         let id = request.slide.id
@@ -31,8 +32,12 @@ extension PlayerRuntime {
     func clipCommand(_ command: ClipCommand, now: Double) {
         guard let playback = clipPlayback else { return }
         switch command {
-        case .pause: playback.hold(true, now: now)
-        case .resume: playback.hold(false, now: now)
+        case .pause:
+            playback.hold(true, now: now)
+            if configuration.stats { log("stats: clip \(playback.id) held at \(JSONText.number(now))") }
+        case .resume:
+            playback.hold(false, now: now)
+            logClock(playback)
         case .stopLooping: playback.stream.stopLooping()
         case .stop:
             stopClip()
@@ -66,6 +71,11 @@ extension PlayerRuntime {
                 log("playing \(playback.id): \(header.kind) \(header.container), decoded by \(decoder)")
             case .picture(let picture):
                 playback.waiting.append(picture)
+            case .soundPlays(let what):
+                playback.sound = what
+                log("\(playback.id): sound \(what)")
+            case .soundFailed(let why):
+                log(.warning, "\(playback.id) plays without sound: \(why)")
             case .ended:
                 playback.ended = true
             case .failed(let error):
@@ -96,7 +106,7 @@ extension PlayerRuntime {
             log(
                 "stats: clip \(playback.id) picture at \(JSONText.number(handed.time)) s late by "
                     + "\(JSONText.number(((at - due) * 10000).rounded() / 10)) ms (due \(JSONText.number(due)), "
-                    + "on the glass \(JSONText.number(at)))")
+                    + "handed to the display \(JSONText.number(handed.at)), on the glass \(JSONText.number(at)))")
         }
         for parked in playback.parked { playback.stream.recycle(parked) }
         playback.parked = []
@@ -127,6 +137,7 @@ extension PlayerRuntime {
                 return
             }
             playback.start(now: now, firstTime: first.time)
+            logClock(playback)
         }
         guard !display.isBusy else { return }
         switch playback.pacer.decide(waiting: playback.waiting.map(\.time), now: now) {
@@ -135,7 +146,7 @@ extension PlayerRuntime {
             let picture = playback.waiting.removeFirst()
             var record = playback.record
             record.clipTime = picture.time
-            playback.handed[ObjectIdentifier(picture.frame)] = (picture.frame, picture.time)
+            playback.handed[ObjectIdentifier(picture.frame)] = (picture.frame, picture.time, now)
             display.show(.frame(picture.frame, record), now: now)
             warnIfBehind(playback, now: now)
         case .wait(let until):
@@ -145,6 +156,13 @@ extension PlayerRuntime {
         case .paused:
             break
         }
+    }
+
+    /// Where the clip's clock stands (`--stats`): clip time 0's vblank on the monotonic clock, from which every
+    /// picture and the sound are due, set at the start and again at each resume.
+    private func logClock(_ playback: ClipPlayback) {
+        guard configuration.stats, playback.started, let anchor = playback.pacer.anchor else { return }
+        log("stats: clip \(playback.id) clock: clip time 0 at \(JSONText.number(anchor))")
     }
 
     /// Says once when the board cannot decode the clip at its rate: a fifth of its pictures passed over after two

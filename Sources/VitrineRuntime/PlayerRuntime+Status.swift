@@ -153,6 +153,7 @@ extension PlayerRuntime {
             fields += [
                 "\"slide\":\(JSONText.quote(playback.id.name))",
                 "\"decoder\":\(playback.decoder.map(JSONText.quote) ?? "null")",
+                "\"sound\":\(playback.sound.map(JSONText.quote) ?? "null")",
                 "\"seconds\":\(JSONText.number((playback.pacer.position(now: now) * 1000).rounded() / 1000))",
                 "\"playing\":\(playback.started && !playback.held)",
             ]

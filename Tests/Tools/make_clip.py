@@ -4,7 +4,11 @@ where that bit of the picture's number is set and black where not, with a red ba
 shows which way up it is). Any scaling keeps the columns readable (`read_counter`), which is how the tests tell
 which picture is on the screen without asking the player. Pictures come from Pillow and are encoded by ffmpeg.
 
-    make_clip.py OUT --frames 300 --size 1280x720 --fps 30 --codec libx264 [--rotate 90] [--tone 440]
+    make_clip.py OUT --frames 300 --size 1280x720 --fps 30 --codec libx264 [--rotate 90] [--tone 440 [--beep 1000]]
+
+With `--tone` the clip has a sound track (AAC, or Opus in WebM): a sine of that frequency, and with `--beep` the
+first tenth of every whole second is a sine of the beep's frequency instead, so a recording of the sound shows
+where each second of the clip was heard.
 """
 import argparse
 import os
@@ -44,13 +48,15 @@ def main():
     parser.add_argument("--codec", default="libx264")
     parser.add_argument("--rotate", type=int, default=0, help="display matrix rotation (degrees, as phones write)")
     parser.add_argument("--tone", type=float, default=0, help="a sine tone of this frequency as the sound track")
+    parser.add_argument("--beep", type=float, default=0, help="with --tone: 0.1 s of this frequency each second")
     parser.add_argument("--extra", default="", help="more ffmpeg output options")
     args = parser.parse_args()
     width, height = (int(v) for v in args.size.split("x"))
     command = ["ffmpeg", "-v", "error", "-y", "-f", "rawvideo", "-pix_fmt", "rgb24", "-s", f"{width}x{height}",
                "-r", str(args.fps), "-i", "-"]
     if args.tone:
-        command += ["-f", "lavfi", "-i", f"sine=frequency={args.tone}:sample_rate=48000",
+        frequency = f"if(lt(mod(t\\,1)\\,0.1)\\,{args.beep}\\,{args.tone})" if args.beep else str(args.tone)
+        command += ["-f", "lavfi", "-i", f"aevalsrc=exprs=0.4*sin(2*PI*t*{frequency}):s=48000",
                     "-shortest", "-c:a", "aac" if not args.out.endswith(".webm") else "libopus"]
     command += ["-c:v", args.codec, "-pix_fmt", "yuv420p"]
     if args.codec == "libx264":

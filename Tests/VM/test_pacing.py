@@ -9,7 +9,10 @@ in a QEMU guest, whose page flips complete on a 60 Hz timer, as a panel's do. At
 - `ctl next` with the next slide prefetched is on screen within two vblanks (the request-to-present time);
 - the flip watchdog never fires (no "no page-flip event" line);
 - a 10 s 1280x720 30 fps H.264 clip: at least 99 % of its pictures reach the glass, none more than one vblank
-  late (the player's own flip completions), pause holds it, the next photo follows its end, `next` leaves it.
+  late (the player's own flip completions, nothing else at work in the guest), the next photo follows its end;
+  on its next round `status` shows it playing, pause holds it, resume goes on and `next` leaves it;
+- its sound (`video.audio`) on snd-aloop, recorded by a client of its own (capture_sound.py): each second's beep
+  heard within 40 ms of that second's picture, the clip's frequencies, silence from 50 ms after a pause.
 
 Prints `N passed, M failed`. Without QEMU, a kernel or the module it skips with the reason, except under
 CI=true, where that is a failure.
@@ -114,6 +117,133 @@ def run(vitrine, module):
         clips(vm, vitrine)
 
 
+TONE, BEEP = 440, 1000
+RATE = 48_000
+CLOCK = re.compile(r"stats: clip Clip/2-counter clock: clip time 0 at ([0-9.]+)")
+HELD = re.compile(r"stats: clip Clip/2-counter held at ([0-9.]+)")
+
+
+def wait_for_file(path, seconds):
+    deadline = time.monotonic() + seconds
+    while not os.path.exists(path) and time.monotonic() < deadline:
+        time.sleep(0.1)
+
+
+class Recording:
+    """What capture_sound.py recorded: the left channel, and each sample's time on the guest's monotonic clock. A
+    read returns when the device has handed over its samples, so the earliest (time - samples read) of a stretch
+    is its clock, the others having woken later."""
+
+    def __init__(self, base):
+        with open(base + ".raw", "rb") as f:
+            data = f.read()
+        self.left = memoryview(data).cast("h")[0::2]
+        self.stretches = []  # (first sample, end sample, time of sample 0 of the recording)
+        start, best, total = 0, None, 0
+        with open(base + ".tsv") as f:
+            for line in f:
+                words = line.split()
+                if words == ["gap"]:
+                    if best is not None:
+                        self.stretches.append((start, total, best))
+                    start, best = total, None
+                elif len(words) == 2:
+                    now, total = float(words[0]), int(words[1])
+                    origin = now - total / RATE
+                    best = origin if best is None else min(best, origin)
+        if best is not None:
+            self.stretches.append((start, total, best))
+
+    def index(self, when):
+        """The sample heard at monotonic time `when`, or None where the recording has no sample."""
+        for first, end, origin in self.stretches:
+            i = round((when - origin) * RATE)
+            if first <= i < end:
+                return i
+        return None
+
+    def time(self, i):
+        for first, end, origin in self.stretches:
+            if first <= i < end:
+                return origin + i / RATE
+        return None
+
+    def power(self, i, frequency, n=240):
+        """Goertzel power of `frequency` over the n samples from i."""
+        k = 2 * math.cos(2 * math.pi * frequency / RATE)
+        s1 = s2 = 0.0
+        for x in self.left[i:i + n]:
+            s1, s2 = x + k * s1 - s2, s1
+        return s1 * s1 + s2 * s2 - k * s1 * s2
+
+    def rms(self, start, end):
+        a, b = self.index(start), self.index(end)
+        if a is None or b is None or b <= a:
+            return None
+        return math.sqrt(sum(x * x for x in self.left[a:b]) / (b - a))
+
+    def frequency(self, start, end):
+        """The frequency by zero crossings between two times."""
+        a, b = self.index(start), self.index(end)
+        if a is None or b is None or b <= a:
+            return None
+        crossings = sum(1 for j in range(a + 1, b) if (self.left[j - 1] < 0) != (self.left[j] < 0))
+        return crossings / 2 / ((b - a) / RATE)
+
+    def onset(self, near, span=0.3):
+        """When the beep starting near `near` was heard: the first 1 ms step from which a 5 ms window holds
+        more of the beep's frequency than of the tone's."""
+        i = self.index(near - span)
+        end = self.index(near + span)
+        if i is None or end is None:
+            return None
+        while i < end:
+            beep, tone = self.power(i, BEEP), self.power(i, TONE)
+            if beep > 4 * tone and beep > 1e9:
+                return self.time(i)
+            i += 48
+        return None
+
+
+def sound(share, out):
+    """The clip's sound on snd-aloop against its pictures' clock: each whole second's beep heard within 40 ms of
+    that second's picture on the glass (the clock the pictures are paced from, `clip time 0 at`), the tone at the
+    clip's frequency, and nothing heard while the clip is held."""
+    plays = re.search(r"Clip/2-counter: sound (.+)", out)
+    record(plays and "plughw:Loopback,0,0" in plays.group(1),
+           f"the clip's sound plays on the loopback device ({plays.group(1) if plays else None})")
+    clocks = [float(m.group(1)) for m in CLOCK.finditer(out)]
+    held = [float(m.group(1)) for m in HELD.finditer(out)]
+    recording = Recording(f"{share}/sound")
+    if len(clocks) < 3 or not held:
+        record(False, f"the player's clock lines are in the log (clocks {clocks}, held {held})")
+        return
+    anchor = clocks[0]
+    spans = [(round(origin + first / RATE, 3), round(origin + end / RATE, 3)) for first, end, origin in
+             recording.stretches]
+    print(f"      the recording: {len(recording.left) / RATE:.2f} s in {len(spans)} stretch(es) {spans[:4]}")
+    offsets = []
+    for second in range(1, 10):
+        heard = recording.onset(anchor + second)
+        offsets.append(None if heard is None else round((heard - (anchor + second)) * 1000, 1))
+    found = [o for o in offsets if o is not None]
+    record(len(found) == 9 and max(abs(o) for o in found) <= 40,
+           f"each second's beep is heard within 40 ms of its picture on the glass (offsets {offsets} ms)")
+    tone = recording.frequency(anchor + 2.3, anchor + 2.8)
+    beep = recording.frequency(anchor + 3.01, anchor + 3.09)
+    record(tone and beep and abs(tone - TONE) < TONE * 0.03 and abs(beep - BEEP) < BEEP * 0.03,
+           f"the sound heard is the clip's: {tone and round(tone)} Hz and {beep and round(beep)} Hz beeps "
+           f"(the clip's {TONE} and {BEEP})")
+    # The hold: the clock line after it is the resume's.
+    pause = held[0]
+    resume = next((c for c in clocks if c > pause), None)
+    playing = recording.rms(pause - 0.6, pause - 0.1)
+    silent = recording.rms(pause + 0.05, resume - 0.05) if resume else None
+    record(playing and silent is not None and playing > 3000 and silent < 0.01 * playing,
+           f"the sound stops within 50 ms of a pause and stays off until the resume (level {playing and round(playing)} "
+           f"before, {silent and round(silent, 1)} while held)")
+
+
 CLIP_END = re.compile(r"clip (\S+) ended: (\d+) pictures shown, (\d+) dropped, (\d+) late")
 
 
@@ -126,14 +256,21 @@ def clips(vm, vitrine):
     os.makedirs(folder)
     Image.new("RGB", (640, 480), (230, 20, 20)).save(f"{folder}/1-before.jpg", quality=90)
     subprocess.run([sys.executable, f"{REPO}/Tests/Tools/make_clip.py", f"{folder}/2-counter.mp4", "--frames", "300",
-                    "--size", "1280x720", "--fps", "30"], check=True)
+                    "--size", "1280x720", "--fps", "30", "--tone", str(TONE), "--beep", str(BEEP)], check=True)
     Image.new("RGB", (640, 480), (20, 40, 220)).save(f"{folder}/3-after.jpg", quality=90)
     with open(f"{share}/clip.json", "w") as f:
         json.dump({"library": "/share/cliplib", "deviceTable": f"{REPO}/Config/devices.json", "interval": 2,
                    "transition": "none", "controlSocket": "/tmp/clip.sock",
-                   "display": {"backend": "drm", "mode": "1280x720"}}, f)
+                   "display": {"backend": "drm", "mode": "1280x720"},
+                   "video": {"audio": True, "audioDevice": "plughw:Loopback,0,0"}}, f)
     rc, out = vm.run(f"{vitrine} bench --clip /share/cliplib/Clip/2-counter.mp4 --panel 1280x720", timeout=180)
     print(out.strip())
+    # The sound goes to snd-aloop's playback side; a recorder of its own (libasound through ctypes) takes the
+    # capture side from before the player starts to after it stops.
+    rc, out = vm.run("modprobe snd-aloop && cat /proc/asound/cards", timeout=60)
+    record(rc == 0 and "Loopback" in out, f"snd-aloop gives the guest a loopback sound card ({out.strip()[:80]})")
+    vm.spawn("capture", f"exec /usr/bin/python3 {HERE}/capture_sound.py hw:Loopback,1,0 /share/sound")
+    wait_for_file(f"{share}/sound.tsv", 30)
     vm.spawn("clip", f"exec {vitrine} play --config /share/clip.json --stats")
     ctl = f"{vitrine} ctl --control /tmp/clip.sock"
 
@@ -159,13 +296,32 @@ def clips(vm, vitrine):
         with open(log, errors="replace") as f:
             return text in f.read()
 
-    # Nothing runs in the guest while the clip plays but the player (a `ctl` is a process of its own there): the
-    # clip's first two seconds are waited for on the host, then it is paused.
-    started = until(lambda: logged("playing Clip/2-counter"), 40)
-    if started:
-        time.sleep(2)
+    def ended():
+        with open(log, errors="replace") as f:
+            return [m for m in (CLIP_END.search(line) for line in f) if m]
+
+    def plays(round):
+        with open(log, errors="replace") as f:
+            return f.read().count("playing Clip/2-counter") >= round
+
+    # The first round is measured with nothing else at work in the guest: the host only reads the player's log on
+    # the share (a `ctl` is a process of its own there, and under TCG its start takes a quarter of a second of
+    # the guest's two CPUs). What a `ctl` does to a clip is the second round's business.
+    started = until(lambda: plays(1), 40)
+    done = until(ended, 60) if started else []
+    shown, dropped, late = (int(done[0].group(n)) for n in (2, 3, 4)) if done else (0, 0, 0)
+    record(done and shown >= 297 and late == 0,
+           f"a 10 s 1280x720 30 fps H.264 clip on a 60 Hz vblank: {shown} of 300 pictures reached the glass "
+           f"({dropped} dropped), {late} more than one vblank late, from the player's own flip completions")
+    after = until(lambda: status().get("slide") == "3-after", 5)
+    record(after, "the photo after the clip follows its end")
+    # Round again: status while it plays, pause holds it, `next` leaves it at once.
+    again = until(lambda: plays(2), 30)
+    if again:
+        time.sleep(1)
     clip_state = status().get("clip") or {}
-    record(started and clip_state.get("presented", 0) >= 30, f"the clip plays on vkms ({clip_state})")
+    record(again and clip_state.get("playing") and clip_state.get("presented", 0) >= 15,
+           f"`status` shows the clip playing ({clip_state})")
     vm.run(f"{ctl} pause")
     until(lambda: (status().get("clip") or {}).get("playing") is False, 5)
     # Asked again: a flip in flight at the pause lands within a vblank, long before a `ctl` answers in the guest.
@@ -177,27 +333,19 @@ def clips(vm, vitrine):
            f"pause holds the clip's picture ({first.get('presented')} pictures, and {second.get('presented')} a second "
            f"later)")
     vm.run(f"{ctl} resume")
-
-    def ended():
-        with open(log, errors="replace") as f:
-            return [m for m in (CLIP_END.search(line) for line in f) if m]
-
-    done = until(ended, 60)
-    shown, dropped, late = (int(done[0].group(n)) for n in (2, 3, 4)) if done else (0, 0, 0)
-    record(done and shown >= 297 and late == 0,
-           f"a 10 s 1280x720 30 fps H.264 clip on a 60 Hz vblank: {shown} of 300 pictures reached the glass "
-           f"({dropped} dropped), {late} more than one vblank late, from the player's own flip completions")
-    after = until(lambda: status().get("slide") == "3-after", 5)
-    record(after, "the photo after the clip follows its end")
-    # Round again: `next` during the clip leaves it at once.
-    until(lambda: (status().get("clip") or {}).get("playing") and status().get("slide") == "2-counter", 30)
+    resumed = until(lambda: (status().get("clip") or {}).get("presented", 0) > (second.get("presented") or 0), 5)
     vm.run(f"{ctl} next")
     left = until(lambda: status().get("slide") == "3-after", 2)
-    record(left, "`next` leaves the clip")
+    record(resumed and left, "`resume` plays the clip on and `next` leaves it")
     rc, out = vm.stop("clip")
+    open(f"{share}/sound.stop", "w").close()
+    captured = vm.wait("capture", 30)
+    if captured[0] != 0:
+        print(f"      the recorder: {captured}")
     for line in out.splitlines():
-        if "stats: clip" in line:
+        if "stats: clip" in line and "late by" in line:
             print("      " + line)
+    sound(share, out)
     decoder = re.search(r"decoded by ([^\n]+)", out)
     record(rc == 0 and "no page-flip event" not in out and decoder,
            f"the clip's decoder is named in the log ({decoder.group(1) if decoder else None}), no flip timed out")

@@ -68,6 +68,9 @@ import VitrineTestSupport
         ("{\"locale\": \"klingon\"}", 1, "locale", "\"en-US\""),
         ("{\"pairPortraits\": \"yes\"}", 1, "pairPortraits", "expected"),
         ("{\"fit\": \"blur\"}", 1, "fit", "\"contain-blur\""),
+        ("{\"video\": {\n\"audio\": \"hdmi\"}}", 2, "video.audio", "expected true or false"),
+        ("{\"video\": {\"audioDevice\": \"\"}}", 1, "video.audioDevice", "ALSA device name"),
+        ("{\"video\": {\"volume\": 3}}", 1, "video.volume", ""),
     ])
     func refusesBadSettingsWithLineAndKey(text: String, line: Int, path: String, message: String) {
         #expect {
@@ -77,6 +80,16 @@ import VitrineTestSupport
             return error.line == line && error.path == path && error.message.contains(message)
                 && error.file == "vitrine.json"
         }
+    }
+
+    @Test func clipsAreSilentUnlessSoundIsAskedFor() throws {
+        let quiet = try Settings.parse("{}", file: "v.json")
+        #expect(quiet.video.audio == false)
+        #expect(quiet.video.audioDevice == "default")
+        let loud = try Settings.parse(
+            "{\"video\": {\"audio\": true, \"audioDevice\": \"hdmi:CARD=vc4hdmi0,DEV=0\"}}", file: "v.json")
+        #expect(loud.video.audio)
+        #expect(loud.video.audioDevice == "hdmi:CARD=vc4hdmi0,DEV=0")
     }
 
     @Test func aMissingFileNamesThePath() {

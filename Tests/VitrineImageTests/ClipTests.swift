@@ -141,7 +141,7 @@ import VitrineTestSupport
             case .failed(let error):
                 failure = error
                 return true
-            case .started:
+            case .started, .soundPlays, .soundFailed:
                 return false
             }
         }

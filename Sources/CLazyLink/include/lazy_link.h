@@ -6,7 +6,8 @@
  * brotli): about 9 MiB of a process that may need none of them (a headless player, `vitrine render` of a JPEG, a
  * frame without MQTT, a show that never puts text on screen). libcurl (with its 30 libraries), expat and
  * libsmbclient (110) are loaded by `vitrine sync` only, never by the player. FFmpeg's libraries (libavcodec maps
- * some 40 more: codecs, VA-API, VDPAU) are loaded by the first clip.
+ * some 40 more: codecs, VA-API, VDPAU) are loaded by the first clip, libswresample and ALSA's libasound by the first
+ * clip that plays sound.
  *
  * Calls go through stubs that jump to the library's function once `vitrine_lazy_load` has succeeded for it;
  * a call before that is a bug and ends the process with a message.
@@ -28,6 +29,8 @@ enum vitrine_lazy_library {
     VITRINE_LAZY_AVCODEC,
     VITRINE_LAZY_AVFORMAT,
     VITRINE_LAZY_SWSCALE,
+    VITRINE_LAZY_SWRESAMPLE,
+    VITRINE_LAZY_ASOUND,
 };
 
 /* The file name the library is loaded by (its soname). */
