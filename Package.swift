@@ -185,7 +185,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "VitrineImageTests",
-            dependencies: ["VitrineImage", "VitrineCore", "VitrinePlatform", "VitrineTestSupport", "CHeif"],
+            dependencies: ["VitrineImage", "VitrineCore", "VitrinePlatform", "VitrineTestSupport", "CHeif", "CFFmpeg"],
             swiftSettings: strict
         ),
         .testTarget(

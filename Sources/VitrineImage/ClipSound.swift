@@ -59,6 +59,11 @@ final class ClipSound: @unchecked Sendable {
         }
     }
 
+    /// What is queued and not written yet: each run's clip time and samples (a snapshot).
+    var queued: [(time: Double, samples: ArraySlice<Int16>)] {
+        monitor.locked { runs.map { ($0.time + Double($0.used / 2) / Double(rate), $0.samples[$0.used...]) } }
+    }
+
     /// Where clip time 0 is on the monotonic clock; nil holds the sound (mute).
     func setClock(anchor: Double?) {
         monitor.locked {

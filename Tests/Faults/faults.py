@@ -12,7 +12,9 @@
    frozen, Tests/Faults/freezable_fs.py): `status` answers within 100 ms every time while a category switch, a
    web listing and an upload are asked, and after it the show moves on, the listing and the upload are answered;
 6. the library folder replaced, during such a stall, by a link into the share: `status` answers throughout (the
-   player follows the library to its new folder off its thread), and the new library plays after the stall.
+   player follows the library to its new folder off its thread), and the new library plays after the stall;
+7. a clip playing from such a share when it stops answering (its thread waits in a read): `status` answers within
+   100 ms throughout, `next` leaves the clip, and after the stall the show goes on and the player stops cleanly.
 
 Prints PASS/FAIL per check and `N passed, M failed`. Usage: faults.py --vitrine BIN
 """
@@ -526,6 +528,70 @@ def replaced_while_frozen(vitrine, work):
         unmount_freezable(fs, mount)
 
 
+def clip_on_frozen_share(vitrine, work):
+    """A clip playing from a share that stops answering mid-clip: its thread waits in a read the kernel holds,
+    which nothing on the player's thread may wait for. A clip of noise (lossless, about 15 MB) so its reads go on
+    to its end."""
+    stall = float(os.environ.get("VITRINE_CLIP_STALL_SECONDS", "8"))
+    base = f"{work}/clipstall"
+    source = f"{base}/far-side"
+    os.makedirs(f"{source}/A")
+    made = subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i",
+                           "nullsrc=s=320x180:r=30,geq=lum='random(1)*255':cb=128:cr=128", "-t", "8", "-c:v",
+                           "libx264", "-preset", "ultrafast", "-qp", "0", "-pix_fmt", "yuv420p",
+                           f"{source}/A/00-noise.mp4"], capture_output=True, text=True)
+    if not record(made.returncode == 0, f"clip on a frozen share: ffmpeg makes a noise clip ({made.stderr[-200:]})"):
+        return
+    photo(f"{source}/A/01-red.jpg", "red")
+    mount = f"{base}/mount"
+    fs = mount_freezable(source, mount, "clip on a frozen share")
+    if fs is None:
+        return
+    player = None
+    try:
+        player = Player(vitrine, work, "clipstall", mount, 1.0)
+
+        def clip():
+            try:
+                return json.loads(player.ctl("status")).get("clip") or {}
+            except (OSError, ValueError):
+                return {}
+        playing = player.wait(lambda: clip().get("playing") and clip().get("presented", 0) >= 15, timeout=30)
+        record(playing, f"clip on a frozen share: the clip plays from the share ({clip()})")
+        open(f"{mount}.freeze", "w").close()
+        frozen_at = time.monotonic()
+        answers = []
+
+        def during(elapsed):
+            if elapsed > 2 and not answers:
+                try:
+                    answers.append(player.ctl("next"))
+                except OSError as error:
+                    answers.append(f"no answer: {error}")
+        latencies = status_through(player, frozen_at, stall, during)
+        slowest = max(latencies, key=lambda item: item[0])
+        record(slowest[0] <= 0.1 and all("error" not in reply for _, reply in latencies),
+               f"clip on a frozen share: `status` answered {len(latencies)} times in {stall:.0f} s, the slowest in "
+               f"{slowest[0] * 1000:.0f} ms (100 ms allowed)")
+        left = [reply for _, reply in latencies if reply.get("slide") == "01-red"]
+        record(answers == ["ok"] and (left or player.wait(lambda: json.loads(player.ctl("status")).get("slide")
+                                                          == "01-red", timeout=30)),
+               f"clip on a frozen share: `next` during the stall is answered ({answers}) and leaves the clip "
+               f"({'during the stall' if left else 'once the share answers'})")
+        os.unlink(f"{mount}.freeze")
+        thawed = time.monotonic()
+        count = len(player.presented())
+        moved = player.wait(lambda: len(player.presented()) > count + 1, timeout=30)
+        record(moved, f"clip on a frozen share: after the stall the show goes on "
+                      f"({time.monotonic() - thawed:.1f} s after the share answers again)")
+        record(player.stop() == 0, "clip on a frozen share: the player stops cleanly")
+        player = None
+    finally:
+        if player is not None and player.process.poll() is None:
+            player.process.kill()
+        unmount_freezable(fs, mount)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--vitrine", default=f"{REPO}/.build/release/vitrine")
@@ -550,6 +616,7 @@ def main():
             import fusepy  # noqa: F401 (Debian's python3-fusepy)
             frozen_share(vitrine, work)
             replaced_while_frozen(vitrine, work)
+            clip_on_frozen_share(vitrine, work)
         except ImportError:
             record(False, "frozen share: python3-fusepy is missing (make faults installs it)")
     finally:

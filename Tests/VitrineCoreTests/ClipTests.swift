@@ -199,8 +199,44 @@ import VitrineCore
             let phase = (due - 10) / refresh
             #expect(abs(phase - phase.rounded()) < 1e-6, "picture \(index) due at \(due)")
         }
-        // Where it was, give or take the vblank it waits for and the half vblank it moves onto the grid.
-        #expect(abs(pacer.position(now: 14.3) - (11.005 - (10 + refresh))) <= 1.5 * refresh + 1e-9)
+        // Where it was (clip time 0 was the vblank after the next at the start), give or take the two vblanks it
+        // waits for and the half vblank it moves onto the grid.
+        #expect(abs(pacer.position(now: 14.3) - (11.005 - (10 + 2 * refresh))) <= 2.5 * refresh + 1e-9)
+    }
+
+    @Test func theFirstPictureHasAWholeVblankToBePainted() throws {
+        let refresh = 1.0 / 60
+        var pacer = ClipPacer(refresh: refresh)
+        pacer.sawVblank(at: 10)
+        // Started a millisecond before a vblank: the first picture is due at the one after it, not in 1 ms.
+        pacer.start(now: 10 + refresh - 0.001)
+        let due = try #require(pacer.due(0))
+        #expect(abs(due - (10 + 2 * refresh)) < 1e-9)
+        guard case .wait(let until) = pacer.decide(waiting: [0], now: 10 + refresh - 0.001) else {
+            Issue.record("the first picture is not due yet")
+            return
+        }
+        #expect(abs(until - (10 + refresh + 0.000_1)) < 1e-9)
+        #expect(pacer.decide(waiting: [0], now: 10 + refresh + 0.000_2) == .show(index: 0, dropping: 0))
+    }
+
+    @Test func thePacerLooksAgainJustAfterTheVblankBeforeAPictureIsDueNotSooner() throws {
+        let refresh = 1.0 / 60
+        var pacer = ClipPacer(refresh: refresh)
+        pacer.sawVblank(at: 0)
+        pacer.start(now: 0.001)
+        pacer.shown(time: 0, glass: 2 * refresh, vblank: true)
+        // The next picture (1/30 s on) is due at 4/60: flipped to just after 3/60. Asked at 2/60 or half a vblank
+        // before 3/60, the answer is the same time, so the runtime sleeps once.
+        let until = 3 * refresh + 0.000_1
+        let first = pacer.decide(waiting: [1.0 / 30], now: 2 * refresh + 0.001)
+        let later = pacer.decide(waiting: [1.0 / 30], now: 2.6 * refresh)
+        guard case .wait(let a) = first, case .wait(let b) = later else {
+            Issue.record("expected waits: \(first), \(later)")
+            return
+        }
+        #expect(abs(a - until) < 1e-9 && abs(b - until) < 1e-9)
+        #expect(pacer.decide(waiting: [1.0 / 30], now: until) == .show(index: 0, dropping: 0))
     }
 
     @Test func theGlassTimeIsTheNextVblank() {

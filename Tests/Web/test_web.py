@@ -10,8 +10,8 @@ B. security: every route without the token or with a wrong one is 401 and change
    outside the library; a 2 GiB upload is refused (413) before its body is read; content is checked (a PNG named
    .jpg is kept as .png, random bytes are 415); 500 connections at once and a slowloris client do not keep a
    script on another address out, nor make a flip late (0.2 s interval), nor leak descriptors;
-D. where the parts meet: ten uploads into the category on screen, each counted and played within a second, and
-   photos arriving there by `ln` then `rm` of the source, `cp -l`, `mv` and rsync; a 100-line write to the control
+D. where the parts meet: ten uploads into the category on screen, each counted and played within a second, a phone's
+   clip uploaded there counted and played to its end (the show moving on by itself), and photos arriving there by `ln` then `rm` of the source, `cp -l`, `mv` and rsync; a 100-line write to the control
    socket gets 100 answers and 16 idle clients do not keep `vitrine ctl` out; `category` of a name that does not
    exist is an error, and folders called `next` or with spaces at their ends can be chosen;
 C. schemathesis (from PyPI, in a venv under .build) against web/openapi.json: the server never answers 5xx and
@@ -906,6 +906,31 @@ def meet(work):
             record(status == 201 and counted and played,
                    f"upload {index + 1} of 10 into the category on screen: {status}, counted "
                    f"{player.status().get('count')} after {counted_after:.2f} s, played: {played}")
+        # A clip from the phone into the category on screen: kept, counted, played to its end (the show moves on
+        # by itself, the interval being an hour), its pictures all shown.
+        clip = f"{work}/meet-clip.mp4"
+        subprocess.run([sys.executable, f"{REPO}/Tests/Tools/make_clip.py", clip, "--frames", "45", "--size",
+                        "320x180", "--fps", "30"], check=True)
+        with open(clip, "rb") as f:
+            count = player.status().get("count")
+            status, _ = player.api("POST", "/api/photos" + q(category="Family", name="phone-clip.mp4"),
+                                   body=f.read())
+        counted = until(lambda: player.status().get("count") == count + 1, 1.0)
+        reached = False
+        for _ in range(count + 1):
+            before = len(player.presented())
+            player.ctl("next")
+            until(lambda: len(player.presented()) > before, 1.0)
+            if player.presented()[-1].get("slide") == "phone-clip":
+                reached = True
+                break
+        after = len(player.presented()) if reached else 0
+        ended = reached and until(lambda: len(player.presented()) > after
+                                  and player.presented()[-1].get("slide") != "phone-clip", 10)
+        figures = player.status().get("clip") or {}
+        record(status == 201 and counted and reached and ended and figures.get("presented", 0) >= 44,
+               f"a clip uploaded into the category on screen: {status}, counted: {counted}, played: {reached}, the "
+               f"show moved on at its end: {ended} ({figures})")
         family = f"{library}/Family"
         elsewhere = f"{work}/meet-elsewhere"
         os.makedirs(elsewhere, exist_ok=True)
