@@ -573,6 +573,10 @@ def clip_on_frozen_share(vitrine, work):
         record(slowest[0] <= 0.1 and all("error" not in reply for _, reply in latencies),
                f"clip on a frozen share: `status` answered {len(latencies)} times in {stall:.0f} s, the slowest in "
                f"{slowest[0] * 1000:.0f} ms (100 ms allowed)")
+        # The stall reached the clip: its pictures stopped coming (asked every 0.2 s, before the `next` at 2 s).
+        counts = [(reply.get("clip") or {}).get("presented") for _, reply in latencies[:9]]
+        record(len(counts) == 9 and counts[3] is not None and counts[3] == counts[8],
+               f"clip on a frozen share: the clip's pictures stop while its reads wait on the share ({counts})")
         left = [reply for _, reply in latencies if reply.get("slide") == "01-red"]
         record(answers == ["ok"] and (left or player.wait(lambda: json.loads(player.ctl("status")).get("slide")
                                                           == "01-red", timeout=30)),
