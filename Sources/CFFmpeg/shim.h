@@ -15,6 +15,7 @@
 #include <libavutil/display.h>
 #include <libavutil/hwcontext.h>
 #include <libavutil/imgutils.h>
+#include <libavutil/opt.h>
 #include <libavutil/pixdesc.h>
 #include <libswresample/swresample.h>
 #include <libswscale/swscale.h>
@@ -154,6 +155,83 @@ static inline int vitrine_swr_convert_frame(struct SwrContext *resampler, const 
                                             int capacity) {
     uint8_t *planes[1] = {(uint8_t *)target};
     return swr_convert(resampler, planes, capacity, (const uint8_t **)frame->extended_data, frame->nb_samples);
+}
+
+/* ---- Clip renditions: H.264 in MP4, written by `vitrine renditions` ---- */
+
+/* An MP4 muxer writing to `path`: 0, or a negative AVERROR. */
+static inline int vitrine_av_create_mp4(AVFormatContext **context, const char *path) {
+    AVFormatContext *made = NULL;
+    int result = avformat_alloc_output_context2(&made, NULL, "mp4", path);
+    if (result < 0) return result;
+    result = avio_open(&made->pb, path, AVIO_FLAG_WRITE);
+    if (result < 0) {
+        avformat_free_context(made);
+        return result;
+    }
+    *context = made;
+    return 0;
+}
+
+/* Closes the file and frees the muxer (safe on NULL). */
+static inline void vitrine_av_close_mp4(AVFormatContext **context) {
+    if (*context == NULL) return;
+    avio_closep(&(*context)->pb);
+    avformat_free_context(*context);
+    *context = NULL;
+}
+
+/* Writes the header, the index at the file's start (`+faststart`: a player on a share reads it first). */
+static inline int vitrine_av_write_mp4_header(AVFormatContext *context) {
+    AVDictionary *options = NULL;
+    av_dict_set(&options, "movflags", "+faststart", 0);
+    int result = avformat_write_header(context, &options);
+    av_dict_free(&options);
+    return result;
+}
+
+/* Whether the muxer asks for codec headers out of band (MP4 does). */
+static inline int vitrine_av_wants_global_header(const AVFormatContext *context) {
+    return (context->oformat->flags & AVFMT_GLOBALHEADER) != 0;
+}
+
+static inline void vitrine_av_set_global_header(AVCodecContext *context) {
+    context->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+}
+
+/* Copies the source's display matrix to the rendition's stream, so a phone's sideways clip stays upright. */
+static inline void vitrine_av_copy_rotation(AVStream *to, const AVStream *from) {
+    size_t size = 0;
+    const uint8_t *matrix = av_stream_get_side_data(from, AV_PKT_DATA_DISPLAYMATRIX, &size);
+    if (matrix == NULL || size < 9 * sizeof(int32_t)) return;
+    uint8_t *copy = av_stream_new_side_data(to, AV_PKT_DATA_DISPLAYMATRIX, size);
+    if (copy != NULL) memcpy(copy, matrix, size);
+}
+
+/* A scaler into limited-range 4:2:0 in the source's own matrix (what H.264 players expect). */
+static inline void vitrine_sws_describe_yuv(struct SwsContext *scaler, const AVFrame *frame, int matrix) {
+    int full = frame->color_range == AVCOL_RANGE_JPEG || frame->format == AV_PIX_FMT_YUVJ420P ||
+               frame->format == AV_PIX_FMT_YUVJ422P || frame->format == AV_PIX_FMT_YUVJ444P;
+    const int *table = sws_getCoefficients(matrix);
+    sws_setColorspaceDetails(scaler, table, full, table, 0, 0, 1 << 16, 1 << 16);
+}
+
+/* The libswscale matrix for a frame (as vitrine_sws_describe chooses it). */
+static inline int vitrine_sws_matrix(const AVFrame *frame) {
+    switch (frame->colorspace) {
+    case AVCOL_SPC_BT709: return SWS_CS_ITU709;
+    case AVCOL_SPC_BT2020_NCL:
+    case AVCOL_SPC_BT2020_CL: return SWS_CS_BT2020;
+    case AVCOL_SPC_SMPTE170M:
+    case AVCOL_SPC_BT470BG: return SWS_CS_ITU601;
+    default: return frame->height >= 720 ? SWS_CS_ITU709 : SWS_CS_ITU601;
+    }
+}
+
+/* Scales a decoded picture into `target`'s planes (allocated 4:2:0). Rows written, or a negative AVERROR. */
+static inline int vitrine_sws_scale_frame(struct SwsContext *scaler, const AVFrame *frame, AVFrame *target) {
+    return sws_scale(scaler, (const uint8_t *const *)frame->data, frame->linesize, 0, frame->height, target->data,
+                     target->linesize);
 }
 
 #endif

@@ -156,38 +156,59 @@
     X(VITRINE_LAZY_SMBCLIENT, smbc_setPort) \
     X(VITRINE_LAZY_SMBCLIENT, smbc_setTimeout) \
     X(VITRINE_LAZY_AVUTIL, av_channel_layout_default) \
+    X(VITRINE_LAZY_AVUTIL, av_dict_free) \
     X(VITRINE_LAZY_AVUTIL, av_dict_get) \
+    X(VITRINE_LAZY_AVUTIL, av_dict_set) \
     X(VITRINE_LAZY_AVUTIL, av_display_rotation_get) \
     X(VITRINE_LAZY_AVUTIL, av_frame_alloc) \
     X(VITRINE_LAZY_AVUTIL, av_frame_free) \
+    X(VITRINE_LAZY_AVUTIL, av_frame_get_buffer) \
     X(VITRINE_LAZY_AVUTIL, av_frame_unref) \
     X(VITRINE_LAZY_AVUTIL, av_hwdevice_ctx_create) \
     X(VITRINE_LAZY_AVUTIL, av_hwframe_transfer_data) \
     X(VITRINE_LAZY_AVUTIL, av_log_set_level) \
+    X(VITRINE_LAZY_AVUTIL, av_opt_set) \
     X(VITRINE_LAZY_AVUTIL, av_pix_fmt_desc_get) \
     X(VITRINE_LAZY_AVUTIL, av_strerror) \
     X(VITRINE_LAZY_AVCODEC, av_packet_alloc) \
     X(VITRINE_LAZY_AVCODEC, av_packet_free) \
     X(VITRINE_LAZY_AVCODEC, av_packet_move_ref) \
+    X(VITRINE_LAZY_AVCODEC, av_packet_rescale_ts) \
     X(VITRINE_LAZY_AVCODEC, av_packet_unref) \
     X(VITRINE_LAZY_AVCODEC, avcodec_alloc_context3) \
     X(VITRINE_LAZY_AVCODEC, avcodec_find_decoder) \
     X(VITRINE_LAZY_AVCODEC, avcodec_find_decoder_by_name) \
+    X(VITRINE_LAZY_AVCODEC, avcodec_find_encoder) \
+    X(VITRINE_LAZY_AVCODEC, avcodec_find_encoder_by_name) \
     X(VITRINE_LAZY_AVCODEC, avcodec_flush_buffers) \
     X(VITRINE_LAZY_AVCODEC, avcodec_free_context) \
     X(VITRINE_LAZY_AVCODEC, avcodec_get_name) \
     X(VITRINE_LAZY_AVCODEC, avcodec_open2) \
+    X(VITRINE_LAZY_AVCODEC, avcodec_parameters_copy) \
+    X(VITRINE_LAZY_AVCODEC, avcodec_parameters_from_context) \
     X(VITRINE_LAZY_AVCODEC, avcodec_parameters_to_context) \
+    X(VITRINE_LAZY_AVCODEC, avcodec_receive_packet) \
     X(VITRINE_LAZY_AVCODEC, avcodec_receive_frame) \
+    X(VITRINE_LAZY_AVCODEC, avcodec_send_frame) \
     X(VITRINE_LAZY_AVCODEC, avcodec_send_packet) \
     X(VITRINE_LAZY_AVFORMAT, av_find_best_stream) \
+    X(VITRINE_LAZY_AVFORMAT, av_interleaved_write_frame) \
     X(VITRINE_LAZY_AVFORMAT, av_read_frame) \
     X(VITRINE_LAZY_AVFORMAT, av_seek_frame) \
     X(VITRINE_LAZY_AVFORMAT, av_stream_get_side_data) \
+    X(VITRINE_LAZY_AVFORMAT, av_stream_new_side_data) \
+    X(VITRINE_LAZY_AVFORMAT, av_write_trailer) \
+    X(VITRINE_LAZY_AVFORMAT, avformat_alloc_output_context2) \
     X(VITRINE_LAZY_AVFORMAT, avformat_alloc_context) \
     X(VITRINE_LAZY_AVFORMAT, avformat_close_input) \
     X(VITRINE_LAZY_AVFORMAT, avformat_find_stream_info) \
+    X(VITRINE_LAZY_AVFORMAT, avformat_free_context) \
+    X(VITRINE_LAZY_AVFORMAT, avformat_new_stream) \
     X(VITRINE_LAZY_AVFORMAT, avformat_open_input) \
+    X(VITRINE_LAZY_AVFORMAT, avformat_query_codec) \
+    X(VITRINE_LAZY_AVFORMAT, avformat_write_header) \
+    X(VITRINE_LAZY_AVFORMAT, avio_closep) \
+    X(VITRINE_LAZY_AVFORMAT, avio_open) \
     X(VITRINE_LAZY_SWSCALE, sws_freeContext) \
     X(VITRINE_LAZY_SWSCALE, sws_getCoefficients) \
     X(VITRINE_LAZY_SWSCALE, sws_getContext) \

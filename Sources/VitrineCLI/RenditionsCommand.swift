@@ -19,7 +19,9 @@ struct RenditionsCommand {
         summary: """
             For every photo of the library, writes the renditions the device profiles need (NAME@WxH.jpg beside
             NAME.jpg, .png, .webp, .heic or .avif: turned upright, scaled to the box the photo fills on the profile's
-            canvas, baseline JPEG) when they are missing or older than the original. Originals are never modified.
+            canvas, baseline JPEG) when they are missing or older than the original; for every clip a Raspberry Pi's
+            decoder would not play as it is (HEVC, 10 bits, over 30 pictures a second, larger than the largest
+            screen), one H.264 copy NAME@WxH.mp4 of at most 1080p30, its sound copied. Originals are never modified.
             Each file is written under a hidden temporary name and renamed, so a run that is stopped leaves no
             partial file under a real name, and a running player picks the new files up as they appear. Exits 1
             when a photo failed.
@@ -44,6 +46,8 @@ struct RenditionsCommand {
         var original: String
         var header: ImageHeader
         var targets: [(size: Size, destination: String)]
+        /// A clip: its one rendition is H.264 in MP4 (`ClipRenditionWriter`), not a JPEG.
+        var clip = false
     }
 
     /// What the workers share with the thread that reports.
@@ -129,13 +133,22 @@ struct RenditionsCommand {
                 let changed = Self.changeTime(original) ?? .infinity
                 let folder = PathText.directory(of: original)
                 let name = original.split(separator: "/").last.map(String.init) ?? original
-                var job = Job(original: original, header: header, targets: [])
-                for target in RenditionPlan.targets(upright: header.displayedSize, profiles: profiles, fit: fit) {
-                    let destination = "\(folder)/\(RenditionPlan.fileName(original: name, size: target.size))"
+                var job = Job(original: original, header: header, targets: [], clip: header.clip != nil)
+                var sizes = RenditionPlan.targets(upright: header.displayedSize, profiles: profiles, fit: fit).map(
+                    \.size)
+                if let clip = header.clip {
+                    sizes =
+                        RenditionPlan.clipTarget(
+                            upright: header.displayedSize, codec: clip.codec, frameRate: clip.frameRate,
+                            bitDepth: clip.bitDepth, profiles: profiles, fit: fit
+                        ).map { [$0] } ?? []
+                }
+                for size in sizes {
+                    let destination = "\(folder)/\(RenditionPlan.fileName(original: name, size: size))"
                     if let written = Self.modificationTime(destination), written >= changed {
                         upToDate += 1
                     } else {
-                        job.targets.append((target.size, destination))
+                        job.targets.append((size, destination))
                     }
                 }
                 if !job.targets.isEmpty { work.append(job) }
@@ -162,11 +175,22 @@ struct RenditionsCommand {
                         let started = MonotonicClock.seconds()
                         let line: String
                         do {
-                            try writer.write(
-                                original: job.original, header: job.header, size: target.size,
-                                to: target.destination, quality: quality, maxMegapixels: settings.maxMegapixels)
+                            var what = ""
+                            if job.clip {
+                                let done = try ClipRenditionWriter.write(
+                                    original: job.original, size: target.size, to: target.destination)
+                                let passed =
+                                    done.passedOver > 0 ? ", \(done.passedOver) passed over for 30 a second" : ""
+                                what =
+                                    ": H.264 by \(done.encoder), \(done.pictures) pictures\(passed), "
+                                    + (done.sound ? "sound copied" : "no sound")
+                            } else {
+                                try writer.write(
+                                    original: job.original, header: job.header, size: target.size,
+                                    to: target.destination, quality: quality, maxMegapixels: settings.maxMegapixels)
+                            }
                             let milliseconds = Int((MonotonicClock.seconds() - started) * 1000)
-                            line = "wrote \(target.destination) (\(milliseconds) ms)"
+                            line = "wrote \(target.destination) (\(milliseconds) ms)\(what)"
                         } catch {
                             // The error names the original when it is at fault (its other sizes would fail too), else
                             // the rendition that could not be written.

@@ -25,6 +25,17 @@ public struct RenditionPicker: Sendable {
         Placement.compute(photo: size, canvas: canvas, fit: fit).scale <= 1.0 + 1e-9
     }
 
+    /// The file a clip slide plays: the smallest clip rendition (`NAME@WxH.mp4`) that covers the box, else the
+    /// original, else the largest clip rendition. From the names alone (no header read: the player's thread asks).
+    public func pickClip(_ slide: Slide) -> String? {
+        let clips = slide.renditions.filter { Library.isClipName($0.path) }
+        if let smallest = clips.filter({ covers($0.size) }).min(by: { $0.size.pixelCount < $1.size.pixelCount }) {
+            return smallest.path
+        }
+        if let original = slide.original, Library.isClipName(original) { return original }
+        return clips.max { $0.size.pixelCount < $1.size.pixelCount }?.path
+    }
+
     /// `originalSize` reads the original's upright size from its header; nil when it cannot be read, in which case
     /// the original is chosen only if there is nothing else.
     public func pick(_ slide: Slide, originalSize: (String) -> Size?) -> Choice? {

@@ -51,9 +51,46 @@ public enum RenditionPlan {
         return size
     }
 
-    /// `NAME@WxH.jpg` for the original `NAME.jpg` (or `.jpeg`, any case).
+    /// `NAME@WxH.jpg` for the original `NAME.jpg` (or `.jpeg`, any case); `NAME@WxH.mp4` for a clip.
     public static func fileName(original: String, size: Size) -> String {
         let stem = original.lastIndex(of: ".").map { String(original[..<$0]) } ?? original
-        return "\(stem)@\(size.width)x\(size.height).jpg"
+        return "\(stem)@\(size.width)x\(size.height).\(Library.isClipName(original) ? "mp4" : "jpg")"
+    }
+
+    /// The largest picture a clip rendition has: 1080p, what the H.264 decoders of the Raspberry Pi 3, 4 and Zero 2
+    /// take (their limit is 1920x1080 at 30 pictures a second, H.264 High profile, 8 bits).
+    public static let clipLimit = Size(width: 1920, height: 1080)
+
+    /// The one rendition a clip needs for these profiles, nil when its original plays as it is: H.264 of 8 bits
+    /// at up to 30 pictures a second, no larger than the largest box it fills. One size serves every profile (the
+    /// largest box: a clip is long to encode, and the picker reads the smallest file that covers), capped at
+    /// `clipLimit`; a panel larger than that plays the original. Sides are even (4:2:0).
+    public static func clipTarget(
+        upright clip: Size, codec: String, frameRate: Double, bitDepth: Int, profiles: [DeviceProfile], fit: Fit?
+    ) -> Size? {
+        guard clip.width > 1, clip.height > 1 else { return nil }
+        let plays = codec == "h264" && frameRate <= 30.5 && bitDepth <= 8
+        var largest: Size?
+        for profile in profiles {
+            let size = self.size(upright: clip, canvas: profile.rendition, fit: fit ?? profile.fit) ?? clip
+            if largest.map({ size.pixelCount > $0.pixelCount }) ?? true { largest = size }
+        }
+        guard var size = largest else { return nil }
+        let limit = clip.width >= clip.height ? clipLimit : clipLimit.transposed
+        let scale = min(1, Double(limit.width) / Double(size.width), Double(limit.height) / Double(size.height))
+        if scale < 1 {
+            size = Size(
+                width: Int((Double(size.width) * scale).rounded(.down)),
+                height: Int((Double(size.height) * scale).rounded(.down)))
+        }
+        // Even sides: up where the clip has the pixel, so the rendition still covers its box.
+        func even(_ side: Int, within whole: Int, limit: Int) -> Int {
+            side % 2 == 0 ? side : (side + 1 <= min(whole, limit) ? side + 1 : side - 1)
+        }
+        size = Size(
+            width: even(size.width, within: clip.width, limit: limit.width),
+            height: even(size.height, within: clip.height, limit: limit.height))
+        guard size.width >= 2, size.height >= 2 else { return nil }
+        return size == clip && plays ? nil : size
     }
 }

@@ -10,7 +10,7 @@ final class ClipAudioDecoder {
     private var frame: UnsafeMutablePointer<AVFrame>?
     private var resampler: OpaquePointer?
     private let file: ClipFile
-    private let index: Int32
+    let streamIndex: Int32
     private let rate: Int
     /// The codec as a user would name it, with its rate: "aac 44100 Hz".
     let name: String
@@ -23,7 +23,7 @@ final class ClipAudioDecoder {
         guard let index = file.audioIndex, let stream = file.context?.pointee.streams[Int(index)],
             let parameters = stream.pointee.codecpar
         else { throw ImageError(file: file.path, reason: .damaged(.clip, "no sound stream")) }
-        self.index = index
+        self.streamIndex = index
         do {
             try LazyLibrary.swresample.load()
         } catch {
@@ -54,7 +54,7 @@ final class ClipAudioDecoder {
         avcodec_free_context(&codec)
     }
 
-    func owns(_ packet: UnsafePointer<AVPacket>) -> Bool { packet.pointee.stream_index == index }
+    func owns(_ packet: UnsafePointer<AVPacket>) -> Bool { packet.pointee.stream_index == streamIndex }
 
     /// Decodes `packet` (consumed) and hands its samples to `sound`.
     func decode(_ packet: UnsafeMutablePointer<AVPacket>, into sound: ClipSound) {
@@ -77,7 +77,7 @@ final class ClipAudioDecoder {
             }
             guard converted > 0 else { continue }
             samples.removeLast(samples.count - Int(converted) * 2)
-            sound.feed(time: offset + file.seconds(stamp, stream: index), samples: samples)
+            sound.feed(time: offset + file.seconds(stamp, stream: streamIndex), samples: samples)
         }
     }
 

@@ -27,8 +27,9 @@ final class ClipDecoder {
     /// Video packets read ahead while the sound needed feeding and no picture frame was free, in file order.
     private var pending: [UnsafeMutablePointer<AVPacket>] = []
     private var pendingBytes = 0
-    /// The clip's sound, when it plays: its packets go there as they are read.
-    var sound: (decoder: ClipAudioDecoder, output: ClipSound)?
+    /// Where another stream's packets go as they are read (the sound: decoded to be played, or copied into a
+    /// rendition); each is the taker's, to unref. Others are passed over.
+    var otherPackets: (index: Int32, take: (UnsafeMutablePointer<AVPacket>) -> Void)?
     /// The most video read ahead for the sound: about a second of a phone's 1080p at 20 Mbit/s.
     static let readAheadBytes = 3 << 20
 
@@ -167,6 +168,9 @@ final class ClipDecoder {
         fileEnded = false
     }
 
+    /// Seconds of clip time for a picture's timestamp.
+    func seconds(_ stamp: Int64) -> Double { file.seconds(stamp) }
+
     /// Whether a packet may be read ahead for the sound: the file has more and the video read ahead is in bounds.
     var canReadAhead: Bool { !fileEnded && pendingBytes < Self.readAheadBytes }
 
@@ -181,8 +185,8 @@ final class ClipDecoder {
             av_packet_move_ref(held, packet)
             pending.append(held)
             pendingBytes += Int(held.pointee.size)
-        } else if let sound, sound.decoder.owns(packet) {
-            sound.decoder.decode(packet, into: sound.output)
+        } else if let otherPackets, packet.pointee.stream_index == otherPackets.index {
+            otherPackets.take(packet)
         } else {
             av_packet_unref(packet)
         }
@@ -207,8 +211,8 @@ final class ClipDecoder {
                 return nil
             }
             if packet.pointee.stream_index == file.videoIndex { return packet }
-            if let sound, sound.decoder.owns(packet) {
-                sound.decoder.decode(packet, into: sound.output)
+            if let otherPackets, packet.pointee.stream_index == otherPackets.index {
+                otherPackets.take(packet)
             } else {
                 av_packet_unref(packet)
             }

@@ -218,11 +218,13 @@ public final class ClipStream: Sendable {
         }
         frames = []
         wakeup.signal()
-        let sound = settings.sound.flatMap {
+        let playing = settings.sound.flatMap {
             startSound(
                 file: file, device: $0, decoder: decoder, settings: settings,
                 shared: shared, wakeup: wakeup)
         }
+        let sound = playing?.sound
+        let audio = playing?.audio
         let scaler = ClipScaler()
         let scratch =
             layout.scratchBytes > 0
@@ -259,7 +261,7 @@ public final class ClipStream: Sendable {
                 // The next pass follows the last picture by one picture's time.
                 offset = last + step
                 try decoder.rewind()
-                decoder.sound?.decoder.rewind(offset: offset)
+                audio?.rewind(offset: offset)
                 shared.monitor.locked { shared.free.append(frame) }
                 continue
             }
@@ -300,7 +302,7 @@ public final class ClipStream: Sendable {
     /// its own. What plays, or why nothing does, is handed over like a picture.
     private static func startSound(
         file: ClipFile, device: String, decoder: ClipDecoder, settings: Settings, shared: Shared, wakeup: Wakeup
-    ) -> ClipSound? {
+    ) -> (sound: ClipSound, audio: ClipAudioDecoder)? {
         guard file.audioIndex != nil else { return nil }
         let report: @Sendable (ClipStream.Output) -> Void = { output in
             shared.monitor.locked { if !shared.stopped { shared.outputs.append(output) } }
@@ -313,14 +315,14 @@ public final class ClipStream: Sendable {
             report(.soundFailed("\(error)"))
             return nil
         }
-        let sound = shared.monitor.locked { () -> ClipSound? in
+        let made = shared.monitor.locked { () -> ClipSound? in
             guard !shared.stopped else { return nil }
             let made = ClipSound(monitor: shared.monitor, limit: settings.maxSeconds, anchor: shared.anchor)
             shared.sound = made
             return made
         }
-        guard let sound else { return nil }
-        decoder.sound = (audio, sound)
+        guard let sound = made else { return nil }
+        decoder.otherPackets = (audio.streamIndex, { packet in audio.decode(packet, into: sound) })
         let codec = audio.name
         sound.start(device: device) { result in
             switch result {
@@ -328,6 +330,6 @@ public final class ClipStream: Sendable {
             case .failure(let error): report(.soundFailed("\(error)"))
             }
         }
-        return sound
+        return (sound, audio)
     }
 }

@@ -8,7 +8,9 @@ import VitrinePlatform
 extension PlayerRuntime {
     func playClip(_ request: ClipRequest) {
         stopClip()
-        guard let path = request.slide.original else { return }
+        // A rendition made for boards that cannot play the original (`NAME@WxH.mp4`) where one covers the screen.
+        let picker = RenditionPicker(canvas: renderOptions.canvas, fit: renderOptions.fit)
+        guard let path = picker.pickClip(request.slide) else { return }
         let settings = ClipStream.Settings(
             options: renderOptions, decoding: configuration.settings.video.decoder,
             maxSeconds: configuration.settings.video.maxSeconds, loop: request.loop,

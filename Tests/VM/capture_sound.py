@@ -2,17 +2,20 @@
 """Records what a sound device plays, independently of the player: runs in the guest, reads the capture side of
 snd-aloop through libasound (ctypes, no Vitrine code) and writes the samples (S16 stereo, 48 kHz) to OUT.raw and,
 after each read, the monotonic time and the samples read so far to OUT.tsv, so each sample's time can be worked out
-(`timeline`). Runs until OUT.stop appears.
+(`timeline`). OUT is best in the guest's memory (its /tmp), not on the 9p share: a write there every read is a
+round trip through QEMU, which under TCG takes time from the guest's CPUs while the player is measured. Prints
+"ready" once recording; ends on SIGTERM, its files whole.
 
     capture_sound.py DEVICE OUT
 """
 import ctypes
-import os
+import signal
 import sys
 import time
 
 RATE = 48_000
-FRAMES = 480
+# One period of a 200 ms buffer: a wake-up every 50 ms.
+FRAMES = 2400
 
 
 def main():
@@ -26,7 +29,9 @@ def main():
                                         ctypes.c_int, ctypes.c_uint]
     pcm = ctypes.c_void_p()
     # SND_PCM_STREAM_CAPTURE = 1; SND_PCM_FORMAT_S16_LE = 2; SND_PCM_ACCESS_RW_INTERLEAVED = 3.
-    if alsa.snd_pcm_open(ctypes.byref(pcm), device.encode(), 1, 0) < 0:
+    # SND_PCM_EINTR (0x80): a signal ends a read under way; without it libasound goes back to waiting, and
+    # SIGTERM would not end the recording.
+    if alsa.snd_pcm_open(ctypes.byref(pcm), device.encode(), 1, 0x80) < 0:
         sys.exit(f"capture_sound: cannot open {device}")
     if alsa.snd_pcm_set_params(pcm, 2, 3, 2, RATE, 0, 200_000) < 0:
         sys.exit(f"capture_sound: cannot set up {device}")
@@ -36,10 +41,11 @@ def main():
         sys.exit(f"capture_sound: cannot start {device}")
     buffer = (ctypes.c_int16 * (FRAMES * 2))()
     total = 0
+    stopping = []
+    signal.signal(signal.SIGTERM, lambda *_: stopping.append(True))
     with open(out + ".raw", "wb") as raw, open(out + ".tsv", "w") as stamps:
-        stamps.write("ready\n")
-        stamps.flush()
-        while not os.path.exists(out + ".stop"):
+        print("ready", flush=True)
+        while not stopping:
             read = alsa.snd_pcm_readi(pcm, buffer, FRAMES)
             now = time.monotonic()
             if read < 0:

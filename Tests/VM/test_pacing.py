@@ -123,10 +123,15 @@ CLOCK = re.compile(r"stats: clip Clip/2-counter clock: clip time 0 at ([0-9.]+)"
 HELD = re.compile(r"stats: clip Clip/2-counter held at ([0-9.]+)")
 
 
-def wait_for_file(path, seconds):
+def wait_for_text(path, text, seconds):
     deadline = time.monotonic() + seconds
-    while not os.path.exists(path) and time.monotonic() < deadline:
+    while time.monotonic() < deadline:
+        if os.path.exists(path):
+            with open(path, errors="replace") as f:
+                if text in f.read():
+                    return True
         time.sleep(0.1)
+    return False
 
 
 class Recording:
@@ -269,8 +274,8 @@ def clips(vm, vitrine):
     # capture side from before the player starts to after it stops.
     rc, out = vm.run("modprobe snd-aloop && cat /proc/asound/cards", timeout=60)
     record(rc == 0 and "Loopback" in out, f"snd-aloop gives the guest a loopback sound card ({out.strip()[:80]})")
-    vm.spawn("capture", f"exec /usr/bin/python3 {HERE}/capture_sound.py hw:Loopback,1,0 /share/sound")
-    wait_for_file(f"{share}/sound.tsv", 30)
+    vm.spawn("capture", f"exec /usr/bin/python3 {HERE}/capture_sound.py hw:Loopback,1,0 /tmp/sound")
+    wait_for_text(f"{share}/capture.out", "ready", 30)
     vm.spawn("clip", f"exec {vitrine} play --config /share/clip.json --stats")
     ctl = f"{vitrine} ctl --control /tmp/clip.sock"
 
@@ -338,10 +343,10 @@ def clips(vm, vitrine):
     left = until(lambda: status().get("slide") == "3-after", 2)
     record(resumed and left, "`resume` plays the clip on and `next` leaves it")
     rc, out = vm.stop("clip")
-    open(f"{share}/sound.stop", "w").close()
-    captured = vm.wait("capture", 30)
-    if captured[0] != 0:
-        print(f"      the recorder: {captured}")
+    captured = vm.stop("capture")
+    copied = vm.run("cp /tmp/sound.raw /tmp/sound.tsv /share/")
+    if captured[0] != 0 or copied[0] != 0:
+        print(f"      the recorder: {captured}, {copied}")
     for line in out.splitlines():
         if "stats: clip" in line and "late by" in line:
             print("      " + line)

@@ -20,10 +20,15 @@ import VitrineTestSupport
 
     /// The number in a picture whose box is `box` of `frame`, as make_clip.py's `read_counter` reads it.
     static func counter(_ frame: Frame, box: Placement.Rect) -> Int {
+        counter(pixel: { frame.pixel(x: $0, y: $1) }, box: box)
+    }
+
+    /// The same, `pixel(x, y)` giving a picture's XRGB pixel.
+    static func counter(pixel: (Int, Int) -> UInt32, box: Placement.Rect) -> Int {
         var number = 0
         for bit in 0..<10 {
             let x = box.x + Int((Double(bit) + 0.5) * Double(box.width) / 10)
-            let pixel = frame.pixel(x: x, y: box.y + box.height * 3 / 8)
+            let pixel = pixel(x, box.y + box.height * 3 / 8)
             let sum = Int(pixel >> 16 & 0xFF) + Int(pixel >> 8 & 0xFF) + Int(pixel & 0xFF)
             number = number * 2 + (sum > 3 * 128 ? 1 : 0)
         }
