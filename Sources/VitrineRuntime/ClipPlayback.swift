@@ -36,8 +36,12 @@ final class ClipPlayback {
     /// Pictures decoded before the clip starts: all the stream's pool holds.
     static let preroll = 3
 
-    init(id: SlideID, stream: ClipStream, refresh: Double?, paused: Bool, record: PresentRecord) {
+    /// The slide's original (the stream may play a rendition of it).
+    let original: String?
+
+    init(id: SlideID, stream: ClipStream, refresh: Double?, paused: Bool, record: PresentRecord, original: String?) {
         self.id = id
+        self.original = original
         self.stream = stream
         self.record = record
         pacer = ClipPacer(refresh: refresh ?? 0)

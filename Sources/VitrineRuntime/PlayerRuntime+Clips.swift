@@ -22,7 +22,8 @@ extension PlayerRuntime {
             category: id.category, slide: id.name, file: path, decodeMilliseconds: nil,
             why: player.playlist?.reason(of: id)?.rawValue)
         clipPlayback = ClipPlayback(
-            id: id, stream: stream, refresh: display.refreshPeriod, paused: request.paused, record: record)
+            id: id, stream: stream, refresh: display.refreshPeriod, paused: request.paused, record: record,
+            original: request.slide.original)
         // The first picture may already be on the glass (a cut with nothing in flight).
         if display.screen.slide?.slide == id.name, display.screen.slide?.category == id.category,
             !display.isBusy
@@ -70,7 +71,10 @@ extension PlayerRuntime {
             case .started(let decoder, _, let header):
                 playback.decoder = decoder
                 playback.header = header
-                log("playing \(playback.id): \(header.kind) \(header.container), decoded by \(decoder)")
+                // Which file plays, when it is a rendition (`NAME@WxH.mp4`) rather than the original.
+                let file = playback.record.file.flatMap { $0.split(separator: "/").last.map(String.init) }
+                let from = playback.record.file == playback.original ? "" : " from \(file ?? "?")"
+                log("playing \(playback.id)\(from): \(header.kind) \(header.container), decoded by \(decoder)")
             case .picture(let picture):
                 playback.waiting.append(picture)
             case .soundPlays(let what):

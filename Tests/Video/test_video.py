@@ -14,7 +14,9 @@ black or white columns, read here off the screen's pixels, never asked of the pl
 5. `next` leaves a clip at once;
 6. the only clip of a category loops without a gap;
 7. a photo arriving in that category ends the loop at the clip's end, and follows it;
-8. crossfades into a clip through its first picture and out of it through its last.
+8. crossfades into a clip through its first picture and out of it through its last;
+9. `vitrine renditions` copies a phone's 60 fps HEVC clip to H.264 at 30 (ffprobe says so, its sound with it),
+   leaves an H.264 30 fps clip alone, and the player plays the copy: every other picture of the original, in order.
 
 Prints PASS/FAIL per check and `N passed, M failed`. Usage: test_video.py --vitrine BIN
 """
@@ -155,6 +157,44 @@ def fades(vitrine, work):
         record(False, "the fade out of the clip: no step found")
 
 
+def renditions(vitrine, work):
+    """A phone's 60 fps HEVC clip gets an H.264 copy at 30 from `vitrine renditions`, and the player plays it."""
+    library = f"{work}/renditions"
+    os.makedirs(f"{library}/R")
+    clip(f"{library}/R/p.mov", frames=60, size="640x360", fps=60, codec="libx265", tone=440)
+    clip(f"{library}/R/q.mp4", frames=30, size="640x360", fps=30)
+    made = subprocess.run([vitrine, "renditions", "--library", library, "--profiles", "hdmi-720p"],
+                          capture_output=True, text=True, timeout=120)
+    probe = subprocess.run(["ffprobe", "-v", "error", "-show_entries", "stream=codec_name,width,height,r_frame_rate",
+                            "-of", "csv=p=0", f"{library}/R/p@640x360.mp4"], capture_output=True, text=True)
+    streams = probe.stdout.split()
+    record(made.returncode == 0 and streams[:1] == ["h264,640,360,30/1"] and any(s.startswith("aac") for s in streams)
+           and not any(name.startswith("q@") for name in os.listdir(f"{library}/R")),
+           f"vitrine renditions copies the 60 fps HEVC clip to H.264 at 30 with its sound, and leaves the H.264 one: "
+           f"{streams} ({made.stdout.strip().splitlines()[-1] if made.stdout.strip() else made.stderr.strip()})")
+    frames = f"{work}/rendition-frames"
+    config = f"{work}/renditions.json"
+    with open(config, "w") as f:
+        json.dump({"library": library, "interval": 1, "transition": "none", "controlSocket": f"{work}/r.sock",
+                   "display": {"backend": "headless", "headlessSize": f"{SCREEN[0]}x{SCREEN[1]}"}}, f)
+    log = f"{work}/renditions.log"
+    player = subprocess.Popen([vitrine, "play", "--config", config, "--snapshots", frames],
+                              stdout=open(log, "w"), stderr=subprocess.STDOUT)
+    try:
+        until(lambda: any(line.get("slide") == "q" for line in lines_of(frames)), 30)
+    finally:
+        player.send_signal(signal.SIGTERM)
+        player.wait(timeout=20)
+    with open(log) as f:
+        said = [line.strip() for line in f if "playing R/p" in line]
+    p = [line for line in lines_of(frames) if line.get("slide") == "p" and "clip_time" in line]
+    numbers = [counter_of(f"{frames}/{line['seq']:06d}.ppm", (0, 0, SCREEN[0], SCREEN[1])) for line in p]
+    record(said and "from p@640x360.mp4: H.264 640x360 30 fps" in said[0] and len(numbers) >= 29
+           and all(n % 2 == 0 for n in numbers) and numbers == sorted(numbers),
+           f"the player plays the copy: {said[:1]}, pictures {numbers[:4]}...{numbers[-2:]} (every other one of the "
+           f"original's 60)")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--vitrine", required=True)
@@ -290,6 +330,7 @@ def main():
         player.wait(timeout=20)
         player = None
         fades(args.vitrine, work)
+        renditions(args.vitrine, work)
     finally:
         if player:
             player.send_signal(signal.SIGTERM)
