@@ -179,6 +179,9 @@ public final class ClipStream: Sendable {
         }
     }
 
+    /// The decoding threads' nice value: below the player's thread and the sound's.
+    static let niceness: Int32 = 5
+
     /// How late a decoded picture may be and still be scaled and shown (a picture's time at 30 fps).
     static let lateness = 1.0 / 30
     /// The longest the screen waits for a picture while late ones are passed over.
@@ -200,7 +203,19 @@ public final class ClipStream: Sendable {
         wakeup: Wakeup
     ) throws(ImageError) {
         let path = file.path
+        // The sound's writer first, at the usual priority; then this thread and the decoder's own threads (which
+        // inherit it) below the player's: a picture decoded ahead can wait a moment, a flip due at a vblank and
+        // the sound device cannot. On two busy cores the player's thread otherwise woke 20 ms late for its flips.
+        let playing = settings.sound.flatMap {
+            startSound(file: file, device: $0, settings: settings, shared: shared, wakeup: wakeup)
+        }
+        JoinableThread.lowerPriority(niceness: Self.niceness)
         let decoder = try ClipDecoder(file: file, preference: settings.decoding)
+        if let playing {
+            decoder.otherPackets = (
+                playing.audio.streamIndex, { packet in playing.audio.decode(packet, into: playing.sound) }
+            )
+        }
         var frames: [Frame] = []
         for _ in 0..<max(2, settings.poolFrames) {
             do {
@@ -218,11 +233,6 @@ public final class ClipStream: Sendable {
         }
         frames = []
         wakeup.signal()
-        let playing = settings.sound.flatMap {
-            startSound(
-                file: file, device: $0, decoder: decoder, settings: settings,
-                shared: shared, wakeup: wakeup)
-        }
         let sound = playing?.sound
         let audio = playing?.audio
         let scaler = ClipScaler()
@@ -301,7 +311,7 @@ public final class ClipStream: Sendable {
     /// Opens the clip's sound (a clip with none plays as it is): its decoder on this thread, its writer on one of
     /// its own. What plays, or why nothing does, is handed over like a picture.
     private static func startSound(
-        file: ClipFile, device: String, decoder: ClipDecoder, settings: Settings, shared: Shared, wakeup: Wakeup
+        file: ClipFile, device: String, settings: Settings, shared: Shared, wakeup: Wakeup
     ) -> (sound: ClipSound, audio: ClipAudioDecoder)? {
         guard file.audioIndex != nil else { return nil }
         let report: @Sendable (ClipStream.Output) -> Void = { output in
@@ -322,7 +332,6 @@ public final class ClipStream: Sendable {
             return made
         }
         guard let sound = made else { return nil }
-        decoder.otherPackets = (audio.streamIndex, { packet in audio.decode(packet, into: sound) })
         let codec = audio.name
         sound.start(device: device) { result in
             switch result {

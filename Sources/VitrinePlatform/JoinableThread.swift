@@ -1,3 +1,5 @@
+import CLinux
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -34,6 +36,12 @@ public final class JoinableThread {
             }, context)
         precondition(status == 0, "pthread_create failed with \(status)")
         return thread
+    }
+
+    /// Lowers the calling thread's priority (its nice value; Linux keeps one per thread, and threads it starts
+    /// inherit it). An unprivileged thread cannot raise it back: start what must keep the usual priority first.
+    public static func lowerPriority(niceness: Int32) {
+        _ = vitrine_lower_thread_priority(niceness)
     }
 
     /// Starts `body` on a thread nobody waits for: it ends on its own (a clip's decoder, which may be inside a read
