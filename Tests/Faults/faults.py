@@ -442,9 +442,7 @@ def frozen_share(vitrine, work):
         record(player.stop() == 0, "frozen share: the player stops cleanly")
         player = None
     finally:
-        if player is not None and player.process.poll() is None:
-            player.process.kill()
-        unmount_freezable(fs, mount)
+        kill_and_unmount(player, fs, mount)
 
 
 def status_through(player, since, seconds, during=lambda elapsed: None):
@@ -473,6 +471,14 @@ def mount_freezable(source, mount, label):
         fs.kill()
         return None
     return fs
+
+
+def kill_and_unmount(player, fs, mount):
+    """The end of a scenario on a freezable share: a player still running (a check failed before it was stopped)
+    is killed, and the share unmounted."""
+    if player is not None and player.process.poll() is None:
+        player.process.kill()
+    unmount_freezable(fs, mount)
 
 
 def unmount_freezable(fs, mount):
@@ -523,9 +529,7 @@ def replaced_while_frozen(vitrine, work):
         record(player.stop() == 0, "library replaced during a stall: the player stops cleanly")
         player = None
     finally:
-        if player is not None and player.process.poll() is None:
-            player.process.kill()
-        unmount_freezable(fs, mount)
+        kill_and_unmount(player, fs, mount)
 
 
 def clip_on_frozen_share(vitrine, work):
@@ -591,9 +595,7 @@ def clip_on_frozen_share(vitrine, work):
         record(player.stop() == 0, "clip on a frozen share: the player stops cleanly")
         player = None
     finally:
-        if player is not None and player.process.poll() is None:
-            player.process.kill()
-        unmount_freezable(fs, mount)
+        kill_and_unmount(player, fs, mount)
 
 
 def main():
