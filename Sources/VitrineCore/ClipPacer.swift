@@ -45,12 +45,18 @@ public struct ClipPacer: Sendable, Equatable {
 
     public var isPaused: Bool { pausedAt != nil }
 
-    /// The clip starts: its picture at `firstTime` is due at the vblank after the next, so it has a whole vblank to
-    /// be painted, as every later picture has (the next vblank may be a millisecond away, and a picture asked for
-    /// then reaches the glass a vblank late).
+    /// The clip starts: its picture at `firstTime` is due at the next vblank when there is time to paint it (the
+    /// start usually follows a flip's completion, a whole vblank before the next), else at the one after: a picture
+    /// asked for a millisecond before its vblank reaches the glass a vblank late.
     public mutating func start(now: Double, firstTime: Double = 0) {
-        anchor = onVblanks(glassTime(now: now) + refresh - firstTime)
+        anchor = onVblanks(firstGlass(now: now) - firstTime)
         pausedAt = nil
+    }
+
+    /// The first vblank a picture asked for now can make with half a vblank to be painted.
+    private func firstGlass(now: Double) -> Double {
+        let glass = glassTime(now: now)
+        return glass - now < refresh / 2 ? glass + refresh : glass
     }
 
     /// A flip completed at this vblank (one of the clip's or the slide's own): the vblanks' phase.
@@ -66,7 +72,7 @@ public struct ClipPacer: Sendable, Equatable {
     /// the vblanks' phase, so a picture that misses its vblank is one vblank late, not one and a fraction.
     public mutating func resume(now: Double) {
         guard let pausedAt else { return }
-        anchor = onVblanks(glassTime(now: now) + refresh - pausedAt)
+        anchor = onVblanks(firstGlass(now: now) - pausedAt)
         self.pausedAt = nil
     }
 
@@ -99,18 +105,8 @@ public struct ClipPacer: Sendable, Equatable {
         var chosen: Int?
         for (index, time) in times.enumerated() where anchor + time <= glass + leeway { chosen = index }
         if let chosen { return .show(index: chosen, dropping: chosen) }
-        return .wait(until: max(now, lookAgain(due: anchor + first)))
-    }
-
-    /// When a picture due at `due` becomes the one to flip to: just after the vblank before the one it is due at,
-    /// so the flip asked for then lands on its vblank with a whole vblank to paint it. Not half a vblank sooner,
-    /// where it would not be due yet and the runtime would ask again and again until it is.
-    func lookAgain(due: Double) -> Double {
-        let leeway = refresh / 2
-        guard refresh > 0, let lastVblank else { return due - refresh - leeway }
-        let target = lastVblank + ((due - leeway - lastVblank) / refresh).rounded(.up) * refresh
-        // A tenth of a millisecond past the vblank, so rounding cannot put the glass time a vblank short.
-        return target - refresh + 0.000_1
+        // Look again one vblank before the picture is due, so the flip asked for then lands on its vblank.
+        return .wait(until: max(now, anchor + first - refresh - leeway))
     }
 
     /// `dropped` pictures were passed over.
