@@ -39,25 +39,12 @@ public enum ClipRenditionWriter {
             let encoder = try Encoder(file: file, size: target, temporary: temporary, destination: destination)
             let written = try encoder.encode(decoder: decoder, original: original)
             try encoder.finish()
-            try Self.syncAndRename(temporary, to: destination)
+            try RenditionWriter.publish(temporary, as: destination)
             return written
         } catch {
             unlink(temporary)
             throw error
         }
-    }
-
-    private static func syncAndRename(_ temporary: String, to destination: String) throws(ImageError) {
-        func failure(_ operation: String, _ code: Int32) -> ImageError {
-            ImageError(
-                file: destination, reason: .cannotWrite(FileError(path: temporary, operation: operation, errno: code)))
-        }
-        let file = Descriptor(taking: open(temporary, O_RDONLY | O_CLOEXEC))
-        guard file.number >= 0 else { throw failure("open \(temporary)", errno) }
-        // On the disk before the name: after a power cut the real name holds the old file or the new one, whole.
-        guard fsync(file.number) == 0 else { throw failure("write \(temporary)", errno) }
-        file.close()
-        guard rename(temporary, destination) == 0 else { throw failure("rename \(temporary) to \(destination)", errno) }
     }
 
     /// The encoder and the muxer of one rendition; one thread uses it.

@@ -31,6 +31,20 @@ public final class RenditionWriter {
         return (folder == "/" ? "" : folder) + "/.\(name).tmp"
     }
 
+    /// Gives a rendition written under `temporary` its real name: synced first, so after a power cut the real name
+    /// holds the old file or the new one, whole (a photo's JPEG, a clip's MP4).
+    static func publish(_ temporary: String, as destination: String) throws(ImageError) {
+        func failure(_ operation: String, _ code: Int32) -> ImageError {
+            ImageError(
+                file: destination, reason: .cannotWrite(FileError(path: temporary, operation: operation, errno: code)))
+        }
+        let file = Descriptor(taking: open(temporary, O_RDONLY | O_CLOEXEC))
+        guard file.number >= 0 else { throw failure("open \(temporary)", errno) }
+        guard fsync(file.number) == 0 else { throw failure("write \(temporary)", errno) }
+        file.close()
+        guard rename(temporary, destination) == 0 else { throw failure("rename \(temporary) to \(destination)", errno) }
+    }
+
     public func write(
         original: String, header: ImageHeader, size: Size, to destination: String, quality: Int, maxMegapixels: Double
     ) throws(ImageError) {
@@ -56,19 +70,12 @@ public final class RenditionWriter {
             let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             throw ImageError(file: destination, reason: .encodeFailed(text))
         }
-        // On the disk before the name: after a power cut the real name holds the old file or the new one, whole.
-        guard fsync(descriptor) == 0 else {
-            let code = errno
-            file.close()
-            unlink(temporary)
-            throw failure("write \(temporary)", code)
-        }
-        // Synced already: whatever close says, the data is on the disk.
         file.close()
-        guard rename(temporary, destination) == 0 else {
-            let code = errno
+        do throws(ImageError) {
+            try Self.publish(temporary, as: destination)
+        } catch {
             unlink(temporary)
-            throw failure("rename \(temporary) to \(destination)", code)
+            throw error
         }
     }
 }

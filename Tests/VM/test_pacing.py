@@ -325,7 +325,7 @@ def clips(vm, vitrine):
     # Round again: status while it plays, pause holds it, `next` leaves it at once.
     again = until(lambda: plays(2), 30)
     if again:
-        time.sleep(1)
+        until(lambda: (status().get("clip") or {}).get("presented", 0) >= 15, 10)
     clip_state = status().get("clip") or {}
     record(again and clip_state.get("playing") and clip_state.get("presented", 0) >= 15,
            f"`status` shows the clip playing ({clip_state})")
