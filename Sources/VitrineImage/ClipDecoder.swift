@@ -162,12 +162,9 @@ final class ClipDecoder {
     /// Whether pictures no other picture refers to (most B-pictures) are passed over undecoded: a board that cannot
     /// decode every picture in time still keeps the clip's pace.
     func skipUnreferenced(_ skip: Bool) {
-        // Only when it changes: a threaded decoder copies the setting to its threads, in step with them.
-        guard let codec, skip != skipping else { return }
-        skipping = skip
+        guard let codec else { return }
         codec.pointee.skip_frame = skip ? AVDISCARD_NONREF : AVDISCARD_DEFAULT
     }
-    private var skipping = false
 
     /// Back to the first picture (a clip that loops): the decoder forgets what it held.
     func rewind() throws(ImageError) {
