@@ -159,13 +159,6 @@ final class ClipDecoder {
         }
     }
 
-    /// Whether pictures no other picture refers to (most B-pictures) are passed over undecoded: a board that cannot
-    /// decode every picture in time still keeps the clip's pace.
-    func skipUnreferenced(_ skip: Bool) {
-        guard let codec else { return }
-        codec.pointee.skip_frame = skip ? AVDISCARD_NONREF : AVDISCARD_DEFAULT
-    }
-
     /// Back to the first picture (a clip that loops): the decoder forgets what it held.
     func rewind() throws(ImageError) {
         try file.rewind()

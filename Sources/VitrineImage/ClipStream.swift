@@ -184,8 +184,6 @@ public final class ClipStream: Sendable {
 
     /// How late a decoded picture may be and still be scaled and shown (a picture's time at 30 fps).
     static let lateness = 1.0 / 30
-    /// How far behind its time the decoder may be before it stops decoding pictures nothing refers to.
-    static let farBehind = 0.1
     /// The longest the screen waits for a picture while late ones are passed over.
     static let longestWait = 0.25
 
@@ -246,7 +244,6 @@ public final class ClipStream: Sendable {
         var index = 0
         var offset = 0.0
         var last = 0.0
-        var previous: Double?
         let step = file.header.frameRate > 0 ? 1 / file.header.frameRate : 1.0 / 30
         while true {
             var frame: Frame?
@@ -285,17 +282,7 @@ public final class ClipStream: Sendable {
                 shared.monitor.locked { shared.free.append(frame) }
                 return
             }
-            // Pictures the decoder passed over undecoded (below) count as passed over, as the unscaled ones do.
-            if let previous, step > 0 {
-                let missing = Int(((time - previous) / step).rounded()) - 1
-                if missing > 0 { shared.monitor.locked { shared.skipped += missing } }
-            }
-            previous = time
             last = time
-            // Far behind (decoding alone slower than the clip): pictures no other picture refers to are not even
-            // decoded until it has caught up, so the clip keeps its pace instead of falling further behind.
-            let behind = shared.monitor.locked { shared.anchor.map { MonotonicClock.seconds() - ($0 + time) } ?? 0 }
-            decoder.skipUnreferenced(behind > Self.farBehind)
             let late = shared.monitor.locked { () -> Bool in
                 guard let anchor = shared.anchor else { return false }
                 let now = MonotonicClock.seconds()
