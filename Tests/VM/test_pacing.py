@@ -244,7 +244,9 @@ def sound(share, out):
     # The hold: the clock line after it is the resume's.
     pause = held[0]
     resume = next((c for c in clocks if c > pause), None)
-    playing = recording.rms(pause - 0.6, pause - 0.1)
+    # Heard before it: from the round's start (its first clock line before the pause), half a second at most.
+    begun = max((c for c in clocks if c < pause), default=pause - 0.6)
+    playing = recording.rms(max(begun + 0.1, pause - 0.6), pause - 0.1)
     silent = recording.rms(pause + 0.05, resume - 0.05) if resume else None
     record(playing and silent is not None and playing > 3000 and silent < 0.01 * playing,
            f"the sound stops within 50 ms of a pause and stays off until the resume (level {playing and round(playing)} "
@@ -325,7 +327,7 @@ def clips(vm, vitrine):
     # Round again: status while it plays, pause holds it, `next` leaves it at once.
     again = until(lambda: plays(2), 30)
     if again:
-        until(lambda: (status().get("clip") or {}).get("presented", 0) >= 15, 10)
+        until(lambda: (status().get("clip") or {}).get("presented", 0) >= 30, 10)
     clip_state = status().get("clip") or {}
     record(again and clip_state.get("playing") and clip_state.get("presented", 0) >= 15,
            f"`status` shows the clip playing ({clip_state})")
