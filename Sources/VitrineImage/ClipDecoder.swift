@@ -159,6 +159,19 @@ final class ClipDecoder {
         }
     }
 
+    /// Whether pictures no other picture refers to (most B-pictures) are passed over undecoded, so that a board
+    /// that cannot decode every picture in time still keeps the clip's pace. The packets already handed to a
+    /// frame-threaded decoder keep the setting they went in with.
+    func skipUnreferenced(_ skip: Bool) {
+        guard let codec, skip != skipping else { return }
+        skipping = skip
+        codec.pointee.skip_frame = skip ? AVDISCARD_NONREF : AVDISCARD_DEFAULT
+    }
+    private(set) var skipping = false
+    /// Packets a frame-threaded decoder may hold before the picture it hands out (its threads, a picture or two
+    /// of reordering): how long a change of `skipping` takes to show.
+    static let packetsInFlight = 4
+
     /// Back to the first picture (a clip that loops): the decoder forgets what it held.
     func rewind() throws(ImageError) {
         try file.rewind()

@@ -67,8 +67,10 @@ public final class ClipStream: Sendable {
         var anchor: Double?
         /// When the last picture was handed over (monotonic seconds).
         var lastDelivery = 0.0
-        /// Pictures decoded and passed over unscaled because they were already late.
+        /// Pictures passed over because they were already late: decoded and not scaled, or (`undecoded`, counted
+        /// in both) not even decoded while the decoder was far behind.
         var skipped = 0
+        var undecoded = 0
         /// The clip's sound, once its decoder is open; it keeps its queue under `monitor` too.
         var sound: ClipSound?
         init(looping: Bool) { self.looping = looping }
@@ -133,6 +135,8 @@ public final class ClipStream: Sendable {
 
     /// Pictures the thread passed over for being late.
     public var skippedPictures: Int { shared.monitor.locked { shared.skipped } }
+    /// Of those, the ones never decoded (nothing referred to them and the decoder was far behind).
+    var undecodedPictures: Int { shared.monitor.locked { shared.undecoded } }
 
     /// Play to the end and no further.
     public func stopLooping() {
@@ -186,6 +190,10 @@ public final class ClipStream: Sendable {
     static let lateness = 1.0 / 30
     /// The longest the screen waits for a picture while late ones are passed over.
     static let longestWait = 0.25
+    /// How far behind its time a decoded picture must be before the decoder stops decoding the pictures nothing
+    /// refers to: far past what a hiccup of a board that keeps up costs (the pool of frames decoded ahead absorbs
+    /// those), so a board that keeps up never loses a picture to it.
+    static let farBehind = 0.25
 
     private static func charge(_ budget: MemoryBudget, _ bytes: Int, for purpose: String, path: String)
         throws(ImageError) -> MemoryBudget.Charge
@@ -244,6 +252,8 @@ public final class ClipStream: Sendable {
         var index = 0
         var offset = 0.0
         var last = 0.0
+        var previous: Double?
+        var sinceSkipping = Int.max / 2
         let step = file.header.frameRate > 0 ? 1 / file.header.frameRate : 1.0 / 30
         while true {
             var frame: Frame?
@@ -282,7 +292,30 @@ public final class ClipStream: Sendable {
                 shared.monitor.locked { shared.free.append(frame) }
                 return
             }
+            // Pictures the decoder passed over undecoded (below) count as passed over, as the unscaled ones do; a
+            // gap elsewhere is the clip's own (a phone's variable frame rate).
+            if let previous, decoder.skipping || sinceSkipping < ClipDecoder.packetsInFlight {
+                let missing = Int(((time - previous) / step).rounded()) - 1
+                if missing > 0 {
+                    shared.monitor.locked {
+                        shared.skipped += missing
+                        shared.undecoded += missing
+                    }
+                }
+            }
+            sinceSkipping = decoder.skipping ? 0 : sinceSkipping + 1
+            previous = time
             last = time
+            // Decoding alone slower than the clip: pictures nothing refers to are not even decoded until the
+            // decoder is back ahead of the screen, so the clip keeps its pace instead of falling further behind.
+            let behind = shared.monitor.locked { shared.anchor.map { MonotonicClock.seconds() - ($0 + time) } }
+            if let behind {
+                if behind > Self.farBehind {
+                    decoder.skipUnreferenced(true)
+                } else if behind < 0 {
+                    decoder.skipUnreferenced(false)
+                }
+            }
             let late = shared.monitor.locked { () -> Bool in
                 guard let anchor = shared.anchor else { return false }
                 let now = MonotonicClock.seconds()

@@ -33,8 +33,10 @@ import vm as vmlib  # noqa: E402
 from harness import record, results, summary  # noqa: E402, F401  (Tests/harness.py)
 from harness import until_done as until  # noqa: E402
 
+# bochs is not run at 1080x1920: a portrait mode is the same to it as any other, and virtio-gpu's portrait panel
+# carries the portrait checks.
 PANELS = [("virtio", 800, 480), ("virtio", 1024, 600), ("virtio", 1080, 1920), ("virtio", 1920, 1080),
-          ("bochs", 800, 480), ("bochs", 1024, 600), ("bochs", 1080, 1920), ("bochs", 1920, 1080)]
+          ("bochs", 800, 480), ("bochs", 1024, 600), ("bochs", 1920, 1080)]
 # Photos of different shapes with structure (quadrants, a diagonal, a frame), so a wrong placement, orientation
 # or scale shows as a low PSNR, and any two differ everywhere.
 PHOTOS = [("01-landscape.jpg", (1600, 1000), [(200, 40, 40), (40, 160, 60), (30, 60, 200), (230, 210, 40)]),
@@ -565,10 +567,14 @@ def check_clip(vm, vitrine, label, name, size, codec):
 
     _, started = wait_for(vm, lambda d: 3 <= number(d) < 200, 60)
     seen = []
-    end = time.monotonic() + 5
+    begin = time.monotonic()
+    end = begin + 5
     while time.monotonic() < end:
         dump = vm.screendump()
         seen.append((time.monotonic(), number(dump)))
+        # One look per picture's time at most: a screendump holds QEMU's lock, and back to back they took a
+        # one-CPU guest's time from the very decoder being measured.
+        time.sleep(max(0.0, begin + len(seen) / 30 - time.monotonic()))
     rc, out = vm.run(f"{vitrine} ctl --control /tmp/clips.sock status")
     try:
         figures = json.loads(out).get("clip") or {} if rc == 0 else {}

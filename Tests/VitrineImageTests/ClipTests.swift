@@ -188,14 +188,14 @@ import VitrineTestSupport
         #expect(differing < frame.size.pixelCount / 50)
     }
 
-    @Test func picturesAlreadyLateWhenDecodedArePassedOverUnscaled() throws {
-        // The clip's time 0 was long ago: every picture is past its time as it is decoded. The first is shown (the
-        // screen has waited), the rest are passed over within the quarter second the screen may wait.
+    /// counter.mp4 played to its end with clip time 0 `start` seconds from now: the stream (for its counts), the
+    /// pictures handed over and whether it ended.
+    func playTimed(startingIn start: Double) throws -> (stream: ClipStream, shown: Int, ended: Bool) {
         let path = "\(Self.fixtures)/counter.mp4"
         let options = RenderOptions(canvas: Size(width: 64, height: 64))
         let (poster, _) = try FrameRenderer(budget: budget).render(path, options: options)
         let (stream, wakeup) = try stream(path, poster: poster, options: options)
-        stream.setClock(anchor: MonotonicClock.seconds() - 100)
+        stream.setClock(anchor: MonotonicClock.seconds() + start)
         var shown = 0
         var ended = false
         Self.read(stream, wakeup) { output in
@@ -206,9 +206,27 @@ import VitrineTestSupport
             if case .ended = output { ended = true }
             return ended
         }
+        return (stream, shown, ended)
+    }
+
+    @Test func picturesAlreadyLateWhenDecodedArePassedOverUnscaled() throws {
+        // The clip's time 0 was long ago: every picture is past its time as it is decoded. The first is shown (the
+        // screen has waited), the rest are passed over within the quarter second the screen may wait.
+        let (stream, shown, ended) = try playTimed(startingIn: -100)
         #expect(ended)
         #expect(shown >= 1 && shown + stream.skippedPictures == 30)
         #expect(stream.skippedPictures >= 20)
+        // Far behind, the B-pictures nothing refers to (about half of libx264's) are not even decoded.
+        #expect(stream.undecodedPictures >= 6)
+        #expect(stream.undecodedPictures < stream.skippedPictures)
+    }
+
+    @Test func aDecoderThatKeepsUpDecodesEveryPicture() throws {
+        // Clip time 0 is a minute away: every picture is decoded ahead of its time, none passed over.
+        let (stream, shown, ended) = try playTimed(startingIn: 60)
+        #expect(ended)
+        #expect(shown == 30)
+        #expect(stream.skippedPictures == 0)
     }
 
     @Test func aLoopingClipGoesOnPastItsEndWithItsTimeCountingOn() throws {
