@@ -40,6 +40,8 @@ public final class DecodeWorker {
 
     private let worker: Worker<Outcome>
     private let decoder: Decoder
+    /// Whether the worker's thread has been lowered (after the first photo: see `niceness`).
+    private let lowered = Locked(false)
     /// Read as each decode starts: a reload's new options apply to the decodes queued before it.
     private let options: Locked<RenderOptions>
 
@@ -62,15 +64,27 @@ public final class DecodeWorker {
 
     static func key(_ id: SlideID) -> String { "\(id.category)\u{0}\(id.name)" }
 
+    /// The nice value of the worker's thread once the first photo is decoded: between a clip's decoding threads
+    /// (`ClipStream.niceness`, 5), whose pictures are due at every vblank, and the index thread (10). The next slide,
+    /// decoded while a clip starts, took the clip's CPU on two busy cores, and nine of its pictures came late. The
+    /// first photo decodes at the player's own priority: nothing is on screen until it is done.
+    static let niceness: Int32 = 8
+
     public func submit(_ request: DecodeRequest) {
         let decoder = self.decoder
         let options = self.options
+        let lowered = self.lowered
         worker.submit(
             .init(key: Self.key(request.slide.id), variant: request.generation, urgent: request.purpose == .show)
         ) { isCancelled in
             let outcome = Self.decode(
                 request, options: options.withLock { $0 }, decoder: decoder, isCancelled: isCancelled)
             vitrine_release_free_heap()
+            lowered.withLock { done in
+                guard !done else { return }
+                done = true
+                JoinableThread.lowerPriority(niceness: Self.niceness)
+            }
             return outcome
         }
     }
