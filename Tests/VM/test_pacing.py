@@ -241,11 +241,17 @@ def sound(share, out):
     record(tone and beep and abs(tone - TONE) < TONE * 0.03 and abs(beep - BEEP) < BEEP * 0.03,
            f"the sound heard is the clip's: {tone and round(tone)} Hz and {beep and round(beep)} Hz beeps "
            f"(the clip's {TONE} and {BEEP})")
-    # The hold: the clock line after it is the resume's.
+    # The hold, between the clock lines logged before and after it. The resume re-anchors the clock where the
+    # hold left the clip (clip time 0 moves by the hold's length), so the resume came at the new clock plus the
+    # position the clip was held at. The clock's values are not in log order: a hold shorter than what the clip
+    # had played puts the new clip time 0 before the pause.
+    where = next(HELD.finditer(out))
     pause = held[0]
-    resume = next((c for c in clocks if c > pause), None)
-    # Heard before it: from the round's start (its first clock line before the pause), half a second at most.
-    begun = max((c for c in clocks if c < pause), default=pause - 0.6)
+    before = [float(m.group(1)) for m in CLOCK.finditer(out, 0, where.start())]
+    after = [float(m.group(1)) for m in CLOCK.finditer(out, where.end())]
+    begun = before[-1] if before else pause - 0.6
+    resume = after[0] + (pause - begun) if before and after else None
+    # Heard before it: from the round's start (its clock line before the pause), half a second at most.
     playing = recording.rms(max(begun + 0.1, pause - 0.6), pause - 0.1)
     silent = recording.rms(pause + 0.05, resume - 0.05) if resume else None
     record(playing and silent is not None and playing > 3000 and silent < 0.01 * playing,
