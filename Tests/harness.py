@@ -115,6 +115,22 @@ class StallProbe:
         self._reader.join(timeout=2)
 
 
+def ctl_batch(path, commands, timeout=5):
+    """Several command lines in one write on the control socket at `path`, as a script's `printf` sends them: the
+    answers' lines, one per command, in order."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.settimeout(timeout)
+        s.connect(path)
+        s.sendall("".join(command + "\n" for command in commands).encode())
+        answer = b""
+        while answer.count(b"\n") < len(commands):
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            answer += chunk
+        return answer.decode().splitlines()
+
+
 def lateness(lines, probe):
     """(milliseconds late, of which the machine's) for each slide with a deadline in the player's `--stats` lines:
     the machine's share is the time `probe` (a StallProbe) was itself held up while the slide was due."""

@@ -221,7 +221,17 @@ def main():
         # 2. Pause a second into b, hold, resume.
         started = until(lambda: len(clip_lines("b")) >= 30, 30)
         record(started, f"the clip plays ({len(clip_lines('b'))} pictures of b.mp4 a second in)")
-        paused_answer = harness.ctl(sock, "pause")
+        # Three commands in one write, as a script sends them: each is answered, in order, and the clip holds.
+        answers = harness.ctl_batch(sock, ["status", "pause", "status"])
+        paused_answer = answers[1] if len(answers) == 3 else answers
+        try:
+            first, last = json.loads(answers[0]), json.loads(answers[2])
+        except (IndexError, ValueError):
+            first, last = {}, {}
+        record(len(answers) == 3 and answers[1] == "ok" and (first.get("clip") or {}).get("playing") is True
+               and "user" in last.get("paused", []),
+               f"status, pause and status in one write are answered in order during the clip: "
+               f"{[a[:60] for a in answers]}")
 
         def held_state():
             state = status(sock)
