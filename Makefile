@@ -44,7 +44,7 @@ FUZZ_TARGETS := jpeg png webp vp8l heif settings devices control sync
 	check-photos check-places check-renditions vm-test deploy-test bench symbol-order clean fault-deps faults test-asan \
 	test-tsan fuzz fuzz-brief soak vm-lowram vm-pacing mqtt-deps mqtt-test web-deps web-test sync-deps sync-test selection-test \
 	video-test \
-	vm-guard vm-display vm-input vm-gpio vm-cec vm-suspend vm-power vm-service
+	vm-guard vm-display vm-input vm-gpio vm-cec vm-suspend vm-power vm-service vm-paired
 
 all: build
 
@@ -152,8 +152,13 @@ check-photos: release check-deps
 # GPIO buttons and a motion sensor on gpio-sim (test_gpio.py); HDMI-CEC to a TV played by cec-ctl on vivid
 # (test_cec.py).
 # Installs QEMU and a kernel when it can; skips with the reason when it cannot (a failure under CI=true).
-VM_STAGES := vm-guard vm-display vm-input vm-gpio vm-cec vm-suspend vm-power vm-pacing vm-service
+# The service test's guest runs beside the keyboard, GPIO, CEC and suspend guests (vm-paired): one-CPU guests that
+# mostly wait, one core each.
+VM_STAGES := vm-guard vm-display vm-power vm-pacing vm-paired
 vm-test: $(VM_STAGES)
+
+vm-paired: release check-deps mqtt-deps
+	Tests/Tools/beside.sh "$(MAKE)" vm-service vm-input vm-gpio vm-cec vm-suspend
 
 # A skip is not a pass: with QEMU unavailable under CI=true a VM test must fail.
 vm-guard: release
@@ -199,7 +204,7 @@ faults: release fault-deps
 	/usr/bin/python3 Tests/Faults/faults.py --vitrine .build/release/vitrine
 
 # The release binary on a real mosquitto broker (loopback ports, a password listener, a TLS listener with a test CA):
-# every command, state, Home Assistant discovery, faults (broker down, killed, stopped a minute at a 0.2 s
+# every command, state, Home Assistant discovery, faults (broker down, killed, stopped 25 s at a 0.2 s
 # interval, wrong password, hostile payloads), three players as a fleet; about three minutes. VITRINE_MQTT_STOP_SECONDS
 # sets the stop's length.
 mqtt-test: release mqtt-deps

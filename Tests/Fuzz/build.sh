@@ -26,7 +26,7 @@ for file in "${image[@]}"; do
     # Same module now: the import would name a module that is not there.
     grep -v -e '^import VitrineCore$' -e '^import VitrinePlatform$' "$file" >"$work/$(basename "$file")"
 done
-"$swiftc" "${flags[@]}" -emit-library -static -emit-module -module-name VitrineCore \
+"$swiftc" "${flags[@]}" -j 2 -emit-library -static -emit-module -module-name VitrineCore \
     -emit-module-path "$out/modules/VitrineCore.swiftmodule" -o "$out/libVitrineCore.a" \
     "${core[@]}" "$work"/*.swift
 

@@ -41,6 +41,7 @@ status is 1 when M > 0.  Needs only Pillow (run with /usr/bin/python3).
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import io
 import math
 import os
@@ -83,6 +84,10 @@ class Outcome:
     panel: str
     psnr: str
     note: str = ""
+
+
+# Photos handled at once: one per core, two at most.
+WORKERS = max(1, min(2, os.cpu_count() or 1))
 
 
 def parse_panel(text: str) -> tuple[int, int]:
@@ -190,18 +195,25 @@ def make_variants(files: list[Path], count: int, folder: Path) -> list[Path]:
             continue
         if len(jpegs) == count:
             break
-    for photo, im, exif in jpegs:
+    def copies(entry: tuple[Path, Image.Image, bytes]) -> list[Path]:
+        photo, im, exif = entry
         stem = folder / photo.stem
         im.save(f"{stem}.png", exif=exif)
         im.save(f"{stem}.lossy.webp", quality=90, exif=exif)
         im.save(f"{stem}.lossless.webp", lossless=True, exif=exif)
-        made += [Path(f"{stem}.png"), Path(f"{stem}.lossy.webp"), Path(f"{stem}.lossless.webp")]
+        written = [Path(f"{stem}.png"), Path(f"{stem}.lossy.webp"), Path(f"{stem}.lossless.webp")]
         if pillow_heif is not None:
             # HEIF carries orientation as a transform of its own, so the copy is written upright.
             upright = ImageOps.exif_transpose(Image.open(photo)).convert("RGB")
             upright.save(f"{stem}.heic", quality=90)
             upright.save(f"{stem}.avif", quality=90)
-            made += [Path(f"{stem}.heic"), Path(f"{stem}.avif")]
+            written += [Path(f"{stem}.heic"), Path(f"{stem}.avif")]
+        return written
+
+    # The encoders let go of the GIL: a photo's copies on each core.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=WORKERS) as pool:
+        for written in pool.map(copies, jpegs):
+            made += written
     if jpegs:
         _, first, _ = jpegs[0]
         alpha = Image.linear_gradient("L").resize(first.size)
@@ -393,20 +405,28 @@ def main() -> int:
             variants = tmp / "variants"
             variants.mkdir()
             files += make_variants(files, args.variants, variants)
-        for photo in files:
+        def check_photo(photo: Path) -> list[Outcome]:
             src, why = load_with_pillow(photo)
+            outcomes = []
             for panel in args.panels:
                 if src is None:
-                    outcome = check_expected_failure(vitrine, photo, panel, tmp, why, args.refuse_unloadable)
+                    outcomes.append(check_expected_failure(vitrine, photo, panel, tmp, why, args.refuse_unloadable))
                 else:
-                    outcome = check_render(vitrine, photo, src, panel, tmp, args.min_psnr)
-                print_outcome(outcome)
-                if outcome.ok:
-                    passed += 1
-                else:
-                    failed += 1
+                    outcomes.append(check_render(vitrine, photo, src, panel, tmp, args.min_psnr))
             if src is not None:
                 src.close()
+            return outcomes
+
+        # A photo at a time on each core: vitrine renders in one while Pillow (which lets go of the GIL in its
+        # decoders and resize) builds another's reference. Printed in the photos' order.
+        with concurrent.futures.ThreadPoolExecutor(max_workers=WORKERS) as pool:
+            for outcomes in pool.map(check_photo, files):
+                for outcome in outcomes:
+                    print_outcome(outcome)
+                    if outcome.ok:
+                        passed += 1
+                    else:
+                        failed += 1
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 
