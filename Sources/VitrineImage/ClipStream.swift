@@ -264,7 +264,13 @@ public final class ClipStream: Sendable {
                     shared.monitor.wait()
                 }
                 if shared.stopped { return true }
-                if let free = shared.free.popLast() { frame = free } else { readAhead = true }
+                // The sound first: its samples are due when their pictures are and cost little to decode, so a
+                // decoder behind on its pictures (a busy board) must not let the sound run dry; it reads on for it.
+                if sound?.hungry == true && decoder.canReadAhead {
+                    readAhead = true
+                } else {
+                    frame = shared.free.popLast()
+                }
                 return false
             }
             if stopped { return }

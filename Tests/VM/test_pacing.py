@@ -251,12 +251,32 @@ def sound(share, out):
     after = [float(m.group(1)) for m in CLOCK.finditer(out, where.end())]
     begun = before[-1] if before else pause - 0.6
     resume = after[0] + (pause - begun) if before and after else None
-    # Heard before it: from the round's start (its clock line before the pause), half a second at most.
-    playing = recording.rms(max(begun + 0.1, pause - 0.6), pause - 0.1)
+    # Without a break: every tenth of a second of the first round, and of the second up to its pause, is heard, also
+    # while `ctl status` takes the guest's CPUs and the pictures come late (the sound is read ahead of them).
+    first = [recording.rms(t, t + 0.1) for t in frange(anchor + 0.15, anchor + 9.85, 0.1)]
+    levels = [recording.rms(t, t + 0.1) for t in frange(begun + 0.15, pause - 0.15, 0.1)]
+    quiet = [round(t - anchor, 1) for t, level in zip(frange(anchor + 0.15, anchor + 9.85, 0.1), first)
+             if level is None or level < 1000]
+    quiet += [round(t - begun, 1) for t, level in zip(frange(begun + 0.15, pause - 0.15, 0.1), levels)
+              if level is None or level < 1000]
+    record(not quiet and len(first) >= 90 and len(levels) >= 5,
+           f"the sound plays without a break: {len(first)} tenths of a second of the first round and {len(levels)} of "
+           f"the second before its pause heard (quiet ones at {quiet[:10]} s into their round)")
+    playing = max((level for level in levels if level is not None), default=None)
     silent = recording.rms(pause + 0.05, resume - 0.05) if resume else None
     record(playing and silent is not None and playing > 3000 and silent < 0.01 * playing,
            f"the sound stops within 50 ms of a pause and stays off until the resume (level {playing and round(playing)} "
-           f"before, {silent and round(silent, 1)} while held)")
+           f"before, {silent and round(silent, 1)} while held; round from {begun:.3f}, held at {pause:.3f}, resumed "
+           f"at {resume and round(resume, 3)}; levels before by tenths {[l and round(l) for l in levels][-12:]})")
+
+
+def frange(start, end, step):
+    """start, start + step, ... below end."""
+    values = []
+    while start < end:
+        values.append(start)
+        start += step
+    return values
 
 
 CLIP_END = re.compile(r"clip (\S+) ended: (\d+) pictures shown, (\d+) dropped, (\d+) late")
