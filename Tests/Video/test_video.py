@@ -238,13 +238,22 @@ def main():
             return state if (state.get("clip") or {}).get("playing") is False else None
 
         state = until(held_state, 5) or status(sock)
-        held_count = len(clip_lines("b"))
+        # The window starts once the snapshots' lines (written off the player's thread) have caught up with the
+        # pictures `status` counts, and a flip already asked for when the pause came has landed.
+        until(lambda: len(clip_lines("b")) >= (state.get("clip") or {}).get("presented", 0), 5)
+        counts = []
+
+        def settled():
+            counts.append(len(clip_lines("b")))
+            return len(counts) >= 2 and counts[-1] == counts[-2]
+        until(settled, 2, step=0.1)
+        held_count = counts[-1]
         # Held means no new picture for a while: the test watches for 0.8 s (the window is the check itself).
         time.sleep(0.8)
-        held = len(clip_lines("b")) == held_count
-        record(held and "user" in state.get("paused", []) and state.get("clip", {}).get("playing") is False,
-               f"pause holds the clip's picture: {held_count} pictures before, as many 0.8 s later ({paused_answer}; "
-               f"status clip {state.get('clip')})")
+        later = len(clip_lines("b"))
+        record(later == held_count and "user" in state.get("paused", []) and state.get("clip", {}).get("playing") is False,
+               f"pause holds the clip's picture: {held_count} pictures before, {later} 0.8 s later ({paused_answer}; "
+               f"paused {state.get('paused')}, status clip {state.get('clip')})")
         decoder = (state.get("clip") or {}).get("decoder") or ""
         record("software" in decoder or "hardware" in decoder or "VA-API" in decoder,
                f"status names the decoder: {decoder!r}")
