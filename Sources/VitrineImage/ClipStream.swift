@@ -312,27 +312,25 @@ public final class ClipStream: Sendable {
             sinceSkipping = decoder.skipping ? 0 : sinceSkipping + 1
             previous = time
             last = time
-            // Decoding alone slower than the clip: pictures nothing refers to are not even decoded until the
-            // decoder is back ahead of the screen, so the clip keeps its pace instead of falling further behind.
-            let behind = shared.monitor.locked { shared.anchor.map { MonotonicClock.seconds() - ($0 + time) } }
-            if let behind {
-                if behind > Self.farBehind {
-                    decoder.skipUnreferenced(true)
-                } else if behind < 0 {
-                    decoder.skipUnreferenced(false)
-                }
-            }
-            let late = shared.monitor.locked { () -> Bool in
-                guard let anchor = shared.anchor else { return false }
+            let (late, behind) = shared.monitor.locked { () -> (Bool, Double?) in
+                guard let anchor = shared.anchor else { return (false, nil) }
                 let now = MonotonicClock.seconds()
+                let behind = now - (anchor + time)
                 // Scaling is most of a picture's cost: a picture already past its time is not scaled, unless the
                 // screen has waited long for one (a board far too slow still shows a few pictures a second).
-                guard now > anchor + time + Self.lateness, now - shared.lastDelivery < Self.longestWait else {
-                    return false
+                guard behind > Self.lateness, now - shared.lastDelivery < Self.longestWait else {
+                    return (false, behind)
                 }
                 shared.skipped += 1
                 shared.free.append(frame)
-                return true
+                return (true, behind)
+            }
+            // Decoding alone slower than the clip: pictures nothing refers to are not even decoded until the
+            // decoder is back ahead of the screen, so the clip keeps its pace instead of falling further behind.
+            if let behind, behind > Self.farBehind {
+                decoder.skipUnreferenced(true)
+            } else if let behind, behind < 0 {
+                decoder.skipUnreferenced(false)
             }
             if late { continue }
             guard layout.draw(picture, into: frame, scaler: scaler, scratch: scratch) else {

@@ -40,8 +40,8 @@ public final class DecodeWorker {
 
     private let worker: Worker<Outcome>
     private let decoder: Decoder
-    /// Whether the worker's thread has been lowered (after the first photo: see `niceness`).
-    private let lowered = Locked(false)
+    /// The worker's thread's priority, lowered to `niceness` after the first photo.
+    private let priority = LaterPriority(niceness: DecodeWorker.niceness)
     /// Read as each decode starts: a reload's new options apply to the decodes queued before it.
     private let options: Locked<RenderOptions>
 
@@ -73,18 +73,14 @@ public final class DecodeWorker {
     public func submit(_ request: DecodeRequest) {
         let decoder = self.decoder
         let options = self.options
-        let lowered = self.lowered
+        let priority = self.priority
         worker.submit(
             .init(key: Self.key(request.slide.id), variant: request.generation, urgent: request.purpose == .show)
         ) { isCancelled in
             let outcome = Self.decode(
                 request, options: options.withLock { $0 }, decoder: decoder, isCancelled: isCancelled)
             vitrine_release_free_heap()
-            lowered.withLock { done in
-                guard !done else { return }
-                done = true
-                JoinableThread.lowerPriority(niceness: Self.niceness)
-            }
+            priority.lower()
             return outcome
         }
     }

@@ -67,8 +67,8 @@ final class IndexWorker {
     private var lastSerial = 0
     /// Watches placed by jobs that were cancelled, for the watcher to drop (written on the worker's thread).
     private let strays: Locked<[Int32]>
-    /// Whether the thread runs at `niceness` yet (only the worker's thread reads or writes it).
-    private let lowered = Locked(false)
+    /// The thread's priority, lowered to `niceness` once the first category is read.
+    private let priority = LaterPriority(niceness: IndexWorker.niceness)
 
     var wakeup: Wakeup { worker.wakeup }
 
@@ -91,7 +91,7 @@ final class IndexWorker {
         lastSerial += 1
         let serial = lastSerial
         let reader = self.reader
-        let lowered = self.lowered
+        let priority = self.priority
         worker.submit { isCancelled in
             var placed: [Int32: String]?
             if let descriptor = job.watchDescriptor, !job.category.isRoot {
@@ -99,14 +99,7 @@ final class IndexWorker {
             }
             var outcome = Self.read(job, serial: serial, reader: reader, isCancelled: isCancelled)
             outcome?.watches = placed
-            if outcome != nil, !isCancelled() {
-                lowered.withLock { done in
-                    guard !done else { return }
-                    done = true
-                    // A thread that cannot lower itself (a seccomp filter) only reads at the player's priority.
-                    _ = vitrine_lower_thread_priority(Self.niceness)
-                }
-            }
+            if outcome != nil, !isCancelled() { priority.lower() }
             return Done(outcome: outcome, placed: placed)
         }
         return serial
