@@ -239,7 +239,7 @@ exec {vitrine} play --config {work}/full.json --snapshots {work}/full-frames
     def count():
         try:
             with open(frames) as f:
-                return sum(1 for line in f if line.strip())
+                return sum(1 for line in f if line.strip() and line.endswith("\n"))
         except FileNotFoundError:
             return 0
 
@@ -272,7 +272,7 @@ exec {vitrine} play --config {work}/full.json --snapshots {work}/full-frames
         time.sleep(0.1)
     time.sleep(1.2)
     with open(f"{work}/full-frames/presented.jsonl") as f:
-        last = [json.loads(line) for line in f if line.strip()][-1]["slide"]
+        last = [json.loads(line) for line in f if line.strip() and line.endswith("\n")][-1]["slide"]
     try:
         inode = os.stat(f"{player_root}{position}").st_ino
         with open(f"{player_root}{position}") as f:

@@ -77,7 +77,7 @@ def clip(out, **options):
 def lines_of(frames):
     try:
         with open(f"{frames}/presented.jsonl") as f:
-            return [json.loads(line) for line in f if line.strip()]
+            return [json.loads(line) for line in f if line.strip() and line.endswith("\n")]
     except (OSError, ValueError):
         return []
 

@@ -224,7 +224,7 @@ class Player:
     def presented(self):
         try:
             with open(f"{self.frames}/presented.jsonl") as f:
-                return [json.loads(line) for line in f if line.strip()]
+                return [json.loads(line) for line in f if line.strip() and line.endswith("\n")]
         except (FileNotFoundError, ValueError):
             return []
 
