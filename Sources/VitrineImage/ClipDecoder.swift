@@ -30,11 +30,13 @@ final class ClipDecoder {
     /// Where another stream's packets go as they are read (the sound: decoded to be played, or copied into a
     /// rendition); each is the taker's, to unref. Others are passed over.
     var otherPackets: (index: Int32, take: (UnsafeMutablePointer<AVPacket>) -> Void)?
+    /// The threads a software decoder plays a clip on (frame threads: each decodes a picture of its own).
+    static let softwareThreads = 2
     /// The most video read ahead for the sound: about a second of a phone's 1080p at 20 Mbit/s.
     static let readAheadBytes = 3 << 20
 
     /// Picks and opens the decoder; `preference` narrows the choice (`auto` tries hardware, then software).
-    init(file: ClipFile, preference: VideoDecoding, threads: Int = 2) throws(ImageError) {
+    init(file: ClipFile, preference: VideoDecoding, threads: Int = ClipDecoder.softwareThreads) throws(ImageError) {
         self.file = file
         guard let parameters = file.stream?.pointee.codecpar else {
             throw ImageError(file: file.path, reason: .damaged(.clip, "no codec parameters"))

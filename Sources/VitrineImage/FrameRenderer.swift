@@ -15,6 +15,10 @@ public final class FrameRenderer {
     /// and making a transform costs more than applying it to a photo. Nil remembers a profile that cannot be used.
     private var transforms: [ColorProfile: ColorTransform?] = [:]
     static let transformsKept = 8
+    /// Each clip judged (`RenderOptions.clipDecoding`): its size and time, and its refusal if the board is too slow
+    /// for it. A clip is timed the first time it comes round; after that its poster is decoded alone.
+    private var clipVerdicts: [String: (byteCount: Int, modified: Int, refusal: ImageError?)] = [:]
+    static let clipVerdictsKept = 1000
     public init(budget: MemoryBudget) {
         self.budget = budget
     }
@@ -124,7 +128,9 @@ public final class FrameRenderer {
     private func compose(
         file: borrowing PhotoFile, plan: DecodePlan, options: RenderOptions, region: Placement.Rect, into frame: Frame
     ) throws(ImageError) -> DecodePlan {
-        var decoder = colorManaged(try startDecoder(file: file, plan: plan), plan: plan, file: file, options: options)
+        var decoder = colorManaged(
+            try startDecoder(file: file, plan: plan, judging: options.clipDecoding), plan: plan, file: file,
+            options: options)
         // Over the blurred fill, transparent parts show the blur: they stay translucent until `BlurFill` composes.
         let translucent = plan.header.hasAlpha && options.fit == .containBlur
         if plan.header.hasAlpha {
@@ -255,8 +261,38 @@ public final class FrameRenderer {
         return ConvertedRows(decoder, transform: transform)
     }
 
+    /// A clip's first picture; for the player's slide, the clip judged the first time it comes round.
+    private func clipPoster(file: borrowing PhotoFile, size: Size, judging: VideoDecoding?) throws(ImageError)
+        -> ClipPosterDecoder
+    {
+        let path = file.path
+        guard let judging else { return try ClipPosterDecoder(path: path, outputSize: size) }
+        let known = clipVerdicts[path].flatMap {
+            $0.byteCount == file.byteCount && $0.modified == file.modified ? $0 : nil
+        }
+        if let refusal = known?.refusal { throw refusal }
+        guard known == nil else { return try ClipPosterDecoder(path: path, outputSize: size) }
+        let poster: ClipPosterDecoder
+        do throws(ImageError) {
+            poster = try ClipPosterDecoder(
+                path: path, outputSize: size, judging: judging, isCancelled: isCancelled)
+        } catch {
+            if case .tooSlow = error.reason { remember(file, refusal: error) }
+            throw error
+        }
+        remember(file, refusal: nil)
+        return poster
+    }
+
+    private func remember(_ file: borrowing PhotoFile, refusal: ImageError?) {
+        if clipVerdicts.count >= Self.clipVerdictsKept { clipVerdicts.removeAll() }
+        clipVerdicts[file.path] = (file.byteCount, file.modified, refusal)
+    }
+
     /// The format's decoder, started on the file at the plan's size.
-    private func startDecoder(file: borrowing PhotoFile, plan: DecodePlan) throws(ImageError) -> any RowDecoder {
+    private func startDecoder(file: borrowing PhotoFile, plan: DecodePlan, judging: VideoDecoding?) throws(ImageError)
+        -> any RowDecoder
+    {
         if case .heif(let header) = plan.header.details {
             if let still = header.still {
                 return try AV1RowDecoder(file: file, header: header, still: still, isCancelled: isCancelled)
@@ -269,7 +305,7 @@ public final class FrameRenderer {
             return try HEIFRowDecoder(file: file, header: header, isCancelled: isCancelled)
         }
         if case .clip = plan.header.details {
-            return try ClipPosterDecoder(path: file.path, outputSize: plan.decodedSize)
+            return try clipPoster(file: file, size: plan.decodedSize, judging: judging)
         }
         do throws(RowDecodeFailure) {
             switch plan.header.details {

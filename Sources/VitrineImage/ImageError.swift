@@ -31,6 +31,8 @@ public struct ImageError: Error, Equatable, Sendable, CustomStringConvertible {
         /// The player stopped while decoding this file at several starts: it is skipped (the text says how to try
         /// it again).
         case setAside(String)
+        /// A clip this board decodes too slowly to show; the text says how fast and what to do.
+        case tooSlow(String)
     }
 
     public var file: String
@@ -74,6 +76,7 @@ public struct ImageError: Error, Equatable, Sendable, CustomStringConvertible {
         case .encodeFailed(let message): return "cannot encode: \(message)"
         case .cancelled: return "decoding was called off"
         case .setAside(let why): return "set aside: \(why)"
+        case .tooSlow(let why): return "too slow to play on this board: \(why)"
         }
     }
 

@@ -14,6 +14,8 @@ struct PhotoFile: ~Copyable {
     private let owned: Descriptor
     var descriptor: Int32 { owned.number }
     let byteCount: Int
+    /// The file's modification time in nanoseconds: with its size, whether a file is the one seen before.
+    let modified: Int
 
     init(path: String) throws(ImageError) {
         self.path = path
@@ -32,6 +34,7 @@ struct PhotoFile: ~Copyable {
             throw ImageError(file: path, reason: .notRegularFile(Self.kind(status.st_mode)))
         }
         byteCount = Int(status.st_size)
+        modified = Int(status.st_mtim.tv_sec) &* 1_000_000_000 &+ Int(status.st_mtim.tv_nsec)
     }
 
     static func kind(_ mode: mode_t) -> String {

@@ -14,6 +14,10 @@ public struct RenderOptions: Sendable, Equatable {
     public var places: PlaceIndex?
     /// Convert photos with a colour profile to sRGB (the `colorManagement` setting).
     public var colorManagement = true
+    /// The decoder clips will play with (`video.decoder`): set by the player, whose clips' first pictures are
+    /// decoded with it in mind, so a clip the board cannot play in time is judged before it is shown. Nil for a
+    /// still alone (thumbnails, the web remote's picture, `vitrine render`).
+    public var clipDecoding: VideoDecoding?
 
     public init(
         canvas: Size, fit: Fit = .contain, rotation: Rotation = .none, background: RGBColor = .black,

@@ -73,20 +73,35 @@ public final class SlideRenderer {
         // One frame for all the photos, made when the first has passed its checks.
         var made: Frame?
         var plans: [DecodePlan] = []
-        for (pick, region) in zip(picks, regions) {
-            let rendered = try frames.render(pick.path, options: options, header: pick.header, region: region) {
-                () throws(ImageError) in
-                if let made { return made }
-                let frame = try frames.newFrame(options: options, for: pick.path)
-                made = frame
-                return frame
+        var files: [String] = []
+        for (index, (pick, region)) in zip(picks, regions).enumerated() {
+            var path = pick.path
+            // A clip too slow for this board plays from a smaller copy where there is one, even one smaller than
+            // the screen: the largest that plays.
+            var smaller = slide.isClip ? Self.smallerClips(than: pick.path, header: pick.header, of: photos[index]) : []
+            while true {
+                do throws(ImageError) {
+                    let rendered = try frames.render(
+                        path, options: options, header: path == pick.path ? pick.header : nil, region: region
+                    ) { () throws(ImageError) in
+                        if let made { return made }
+                        let frame = try frames.newFrame(options: options, for: path)
+                        made = frame
+                        return frame
+                    }
+                    plans.append(rendered.plan)
+                    files.append(path)
+                    break
+                } catch {
+                    guard case .tooSlow = error.reason, !smaller.isEmpty else { throw error }
+                    path = smaller.removeFirst()
+                }
             }
-            plans.append(rendered.plan)
         }
         guard let frame = made else {
             throw ImageError(file: slide.id.description, reason: .malformed("the slide has no photo"))
         }
-        var rendered = Rendered(frame: frame, files: picks.map(\.path), plans: plans, warnings: frames.takeWarnings())
+        var rendered = Rendered(frame: frame, files: files, plans: plans, warnings: frames.takeWarnings())
         if options.caption.template.showsAnything {
             for (number, ((photo, region), pick)) in zip(zip(photos, regions), picks).enumerated() {
                 var place: Place?
@@ -110,6 +125,14 @@ public final class SlideRenderer {
             }
         }
         return rendered
+    }
+
+    /// The clip renditions of `photo` with fewer pixels than the file picked, largest first.
+    static func smallerClips(than path: String, header: ImageHeader?, of photo: Slide) -> [String] {
+        let picked = photo.renditions.first { $0.path == path }?.size ?? header?.displayedSize
+        let pixels = picked?.pixelCount ?? Int.max
+        return photo.renditions.filter { Library.isClipName($0.path) && $0.size.pixelCount < pixels }.reversed()
+            .map(\.path)
     }
 
     /// The text, shortened with an ellipsis until it fits `width` pixels.

@@ -12,3 +12,12 @@ public enum MonotonicClock {
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 }
+
+/// The calling thread's CPU time in seconds (CLOCK_THREAD_CPUTIME_ID): what its own work cost, whatever else runs.
+public enum ThreadCPUClock {
+    public static func seconds() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+}

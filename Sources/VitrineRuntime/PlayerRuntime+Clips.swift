@@ -8,9 +8,15 @@ import VitrinePlatform
 extension PlayerRuntime {
     func playClip(_ request: ClipRequest) {
         stopClip()
-        // A rendition made for boards that cannot play the original (`NAME@WxH.mp4`) where one covers the screen.
+        // The file the first picture came from: a rendition made for boards that cannot play the original
+        // (`NAME@WxH.mp4`) where one covers the screen, or a smaller one where the original was judged too slow.
         let picker = RenditionPicker(canvas: renderOptions.canvas, fit: renderOptions.fit)
-        guard let path = picker.pickClip(request.slide) else { return }
+        let shown = display.screen.slide.flatMap {
+            $0.category == request.slide.id.category && $0.slide == request.slide.id.name ? $0.file : nil
+        }
+        guard let path = shown.flatMap({ Library.isClipName($0) ? $0 : nil }) ?? picker.pickClip(request.slide) else {
+            return
+        }
         let settings = ClipStream.Settings(
             options: renderOptions, decoding: configuration.settings.video.decoder,
             maxSeconds: configuration.settings.video.maxSeconds, loop: request.loop,
@@ -49,9 +55,24 @@ extension PlayerRuntime {
         pumpClip(now: now)
     }
 
-    /// Ends the clip in play, if any: its thread is told to stop (never waited for).
+    /// A decode goes to the worker, unless it is for a slide ahead while a clip starts: it waits for the clip's
+    /// first second (`ClipPlayback.prefetches`).
+    func submitDecode(_ request: DecodeRequest) {
+        if request.purpose == .prefetch, let playback = clipPlayback,
+            playback.isStarting(now: MonotonicClock.seconds())
+        {
+            playback.prefetches.removeAll { $0.slide.id == request.slide.id }
+            playback.prefetches.append(request)
+        } else {
+            worker.submit(request)
+        }
+    }
+
+    /// Ends the clip in play, if any: its thread is told to stop (never waited for). The decodes it held back go.
     func stopClip() {
         guard let playback = clipPlayback else { return }
+        for request in playback.prefetches { worker.submit(request) }
+        playback.prefetches = []
         if let decoder = playback.decoder {
             let done = playback.figures
             figures.recordClip(decoder: decoder, shown: done.presented, dropped: done.dropped, late: done.late)
@@ -132,6 +153,10 @@ extension PlayerRuntime {
     /// Puts the next due picture on the screen, or arms the clip's timer for when one will be due, or tells the
     /// player the clip has ended.
     func pumpClip(now: Double) {
+        if let playback = clipPlayback, !playback.prefetches.isEmpty, !playback.isStarting(now: now) {
+            for request in playback.prefetches { worker.submit(request) }
+            playback.prefetches = []
+        }
         guard let playback = clipPlayback, playback.posterShown, !display.screen.isFading else { return }
         if !playback.started {
             // A few pictures ahead before the first is shown: a decoder's first pictures come slower than the rest

@@ -302,6 +302,7 @@ public final class PlayerRuntime {
             background: settings.background, maxMegapixels: settings.maxMegapixels, caption: caption)
         options.colorManagement = settings.colorManagement
         options.places = places
+        options.clipDecoding = settings.video.decoder
         return options
     }
 
@@ -561,9 +562,10 @@ public final class PlayerRuntime {
         case .index(let name):
             sendAll(follower.index(name, show: followedShow))
         case .decode(let request):
-            if !display.deferIfFading(request) { worker.submit(request) }
+            if !display.deferIfFading(request) { submitDecode(request) }
         case .cancel(let id):
             display.cancelDeferred(id)
+            clipPlayback?.prefetches.removeAll { $0.slide.id == id }
             worker.cancel(id)
         case .present(let frame, let id):
             let decode = decodes.removeValue(forKey: id)
@@ -692,7 +694,7 @@ public final class PlayerRuntime {
                 case .seatReleased:
                     terminal?.allowRelease()
                 case .prefetchesReleased(let requests):
-                    for request in requests { worker.submit(request) }
+                    for request in requests { submitDecode(request) }
                 }
             }
         }

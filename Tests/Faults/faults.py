@@ -582,12 +582,15 @@ def clip_on_frozen_share(vitrine, work):
         record(len(counts) == 9 and counts[3] is not None and counts[3] == counts[8],
                f"clip on a frozen share: the clip's pictures stop while its reads wait on the share ({counts})")
         left = [reply for _, reply in latencies if reply.get("slide") == "01-red"]
+        os.unlink(f"{mount}.freeze")
+        thawed = time.monotonic()
+        # The photo after the clip is on the same share: unless it was decoded before the stall (the player holds
+        # the next slide's decode back during a clip's first second, and the stall came half a second in), it can
+        # only come once the share answers.
         record(answers == ["ok"] and (left or player.wait(lambda: json.loads(player.ctl("status")).get("slide")
                                                           == "01-red", timeout=30)),
                f"clip on a frozen share: `next` during the stall is answered ({answers}) and leaves the clip "
                f"({'during the stall' if left else 'once the share answers'})")
-        os.unlink(f"{mount}.freeze")
-        thawed = time.monotonic()
         count = len(player.presented())
         moved = player.wait(lambda: len(player.presented()) > count + 1, timeout=30)
         record(moved, f"clip on a frozen share: after the stall the show goes on "
