@@ -174,12 +174,20 @@ public struct ScreenContents {
         return deferred
     }
 
-    /// Whether a decode must wait for the fade to end (prefetches do; a slide the viewer asked for does not).
-    public mutating func deferIfFading(_ request: DecodeRequest) -> Bool {
+    /// Whether a decode must wait: prefetches do while a fade runs or a clip starts (`clipStarting`: its decoder
+    /// fills its threads then, with no picture to spare); a slide the viewer asked for does not.
+    public mutating func deferPrefetch(_ request: DecodeRequest, clipStarting: Bool = false) -> Bool {
         deferred.removeAll { $0.slide.id == request.slide.id }
-        guard fade != nil && request.purpose == .prefetch else { return false }
+        guard fade != nil || clipStarting, request.purpose == .prefetch else { return false }
         deferred.append(request)
         return true
+    }
+
+    /// The prefetches that waited, once no fade runs: the clip that held them is a second in, or has stopped.
+    public mutating func releaseDeferred() -> [DecodeRequest] {
+        guard fade == nil else { return [] }
+        defer { deferred = [] }
+        return deferred
     }
 
     /// A clip ended on this picture: a fade out of the clip starts from it (the slide's first picture is kept till

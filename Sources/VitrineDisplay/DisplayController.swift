@@ -101,8 +101,12 @@ public final class DisplayController {
         }
     }
 
-    /// Whether a decode must wait for the fade to end (prefetches do); it then comes back as `prefetchesReleased`.
-    public func deferIfFading(_ request: DecodeRequest) -> Bool { screen.deferIfFading(request) }
+    /// Whether a decode must wait, for a fade to end (it then comes back as `prefetchesReleased`) or for a starting
+    /// clip's first second (`releaseDeferred`).
+    public func deferPrefetch(_ request: DecodeRequest, clipStarting: Bool) -> Bool {
+        screen.deferPrefetch(request, clipStarting: clipStarting)
+    }
+    public func releaseDeferred() -> [DecodeRequest] { screen.releaseDeferred() }
     public func cancelDeferred(_ id: SlideID) { screen.cancelDeferred(id) }
 
     public func setPower(_ on: Bool, now: Double = MonotonicClock.seconds()) {

@@ -19,9 +19,6 @@ import VitrinePlatform
 final class ClipPosterDecoder: RowDecoder {
     let outputSize: Size
     var rowBatch: Int { 16 }
-    /// How fast the board decodes the clip in software; nil when not judged (a still alone, or a clip the
-    /// board's hardware decodes).
-    let speed: ClipSpeed?
     private let pixels: UnsafeMutableRawPointer
     private var nextRow = 0
 
@@ -45,8 +42,8 @@ final class ClipPosterDecoder: RowDecoder {
             buffer.deallocate()
             throw ImageError(file: path, reason: .decodeFailed("cannot scale the first picture to \(outputSize)"))
         }
-        var measured: ClipSpeed?
         if judged {
+            let measured: ClipSpeed?
             do throws(ImageError) {
                 measured = try Self.measure(decoder, header: file.header, path: path, isCancelled: isCancelled)
             } catch {
@@ -58,7 +55,6 @@ final class ClipPosterDecoder: RowDecoder {
                 throw ImageError(file: path, reason: .tooSlow(Self.verdict(measured, header: file.header)))
             }
         }
-        speed = measured
         pixels = buffer
     }
 

@@ -35,10 +35,9 @@ final class ClipPlayback {
     var saidSlow = false
     /// Pictures decoded before the clip starts: all the stream's pool holds.
     static let preroll = 3
-    /// The next slides' decodes, held back while the clip starts: the decoder is filling its threads and the pool
-    /// then, with no picture in hand to spare. A photo decoded at that moment on two busy TCG CPUs made nine
-    /// pictures late; a second in, the pool is full and the decoder ahead.
-    var prefetches: [DecodeRequest] = []
+    /// How long the next slides' decodes wait after a clip starts (`ScreenContents.deferPrefetch`): the decoder is
+    /// filling its threads and the pool then, with no picture in hand to spare. A photo decoded at that moment on
+    /// two busy TCG CPUs made nine pictures late; a second in, the pool is full and the decoder ahead.
     static let settling = 1.0
 
     /// The clip is starting: not a second in yet, and not held (a held clip decodes nothing).

@@ -55,24 +55,17 @@ extension PlayerRuntime {
         pumpClip(now: now)
     }
 
-    /// A decode goes to the worker, unless it is for a slide ahead while a clip starts: it waits for the clip's
-    /// first second (`ClipPlayback.prefetches`).
+    /// A decode goes to the worker, unless it is for a slide ahead while a fade runs or a clip starts: it waits
+    /// with the display's deferred prefetches.
     func submitDecode(_ request: DecodeRequest) {
-        if request.purpose == .prefetch, let playback = clipPlayback,
-            playback.isStarting(now: MonotonicClock.seconds())
-        {
-            playback.prefetches.removeAll { $0.slide.id == request.slide.id }
-            playback.prefetches.append(request)
-        } else {
-            worker.submit(request)
-        }
+        let clipStarting = clipPlayback?.isStarting(now: MonotonicClock.seconds()) ?? false
+        if !display.deferPrefetch(request, clipStarting: clipStarting) { worker.submit(request) }
     }
 
     /// Ends the clip in play, if any: its thread is told to stop (never waited for). The decodes it held back go.
     func stopClip() {
         guard let playback = clipPlayback else { return }
-        for request in playback.prefetches { worker.submit(request) }
-        playback.prefetches = []
+        for request in display.releaseDeferred() { worker.submit(request) }
         if let decoder = playback.decoder {
             let done = playback.figures
             figures.recordClip(decoder: decoder, shown: done.presented, dropped: done.dropped, late: done.late)
@@ -153,9 +146,8 @@ extension PlayerRuntime {
     /// Puts the next due picture on the screen, or arms the clip's timer for when one will be due, or tells the
     /// player the clip has ended.
     func pumpClip(now: Double) {
-        if let playback = clipPlayback, !playback.prefetches.isEmpty, !playback.isStarting(now: now) {
-            for request in playback.prefetches { worker.submit(request) }
-            playback.prefetches = []
+        if let playback = clipPlayback, !playback.isStarting(now: now) {
+            for request in display.releaseDeferred() { worker.submit(request) }
         }
         guard let playback = clipPlayback, playback.posterShown, !display.screen.isFading else { return }
         if !playback.started {

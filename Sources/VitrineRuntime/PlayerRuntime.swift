@@ -562,10 +562,9 @@ public final class PlayerRuntime {
         case .index(let name):
             sendAll(follower.index(name, show: followedShow))
         case .decode(let request):
-            if !display.deferIfFading(request) { submitDecode(request) }
+            submitDecode(request)
         case .cancel(let id):
             display.cancelDeferred(id)
-            clipPlayback?.prefetches.removeAll { $0.slide.id == id }
             worker.cancel(id)
         case .present(let frame, let id):
             let decode = decodes.removeValue(forKey: id)

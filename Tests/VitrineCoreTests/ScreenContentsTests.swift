@@ -87,6 +87,28 @@ import Testing
         #expect(!screen.isFading)
     }
 
+    @Test func prefetchesWaitWhileAClipStartsAndGoOnceNoFadeRuns() throws {
+        var screen = ScreenContents(bufferCount: 2, fadeSeconds: 1)
+        let waits = [
+            screen.deferPrefetch(Self.request("c", .prefetch), clipStarting: true),
+            screen.deferPrefetch(Self.request("e", .show), clipStarting: true),
+        ]
+        #expect(waits == [true, false])
+        // A fade into the next slide: nothing goes while it runs, and its end hands back what waited.
+        _ = screen.present(try frame(), Self.a, screenCanFade: true, now: 0)
+        _ = screen.present(try frame(), Self.b, screenCanFade: true, now: 1)
+        let duringFade = screen.releaseDeferred()
+        #expect(duringFade.isEmpty)
+        let fadeOver = screen.slideDone(visible: true, sequence: nil)
+        #expect(fadeOver.map(\.slide.id.name) == ["c"])
+        let held = screen.deferPrefetch(Self.request("d", .prefetch), clipStarting: true)
+        #expect(held)
+        let settled = screen.releaseDeferred()
+        #expect(settled.map(\.slide.id.name) == ["d"])
+        let again = screen.releaseDeferred()
+        #expect(again.isEmpty)
+    }
+
     @Test func aHurriedFadeEndsAtTheNextStep() throws {
         var screen = ScreenContents(bufferCount: 2, fadeSeconds: 2)
         _ = screen.present(try frame(), Self.a, screenCanFade: true, now: 0)
@@ -125,18 +147,18 @@ import Testing
 
     @Test func prefetchesWaitForTheFadeAndASlideTheViewerAskedForDoesNot() throws {
         var screen = ScreenContents(bufferCount: 2, fadeSeconds: 1)
-        let beforeFade = screen.deferIfFading(Self.request("c", .prefetch))
+        let beforeFade = screen.deferPrefetch(Self.request("c", .prefetch))
         #expect(!beforeFade)
         _ = screen.present(try frame(), Self.a, screenCanFade: true, now: 0)
         _ = screen.present(try frame(), Self.b, screenCanFade: true, now: 1)
         let waits = [
-            screen.deferIfFading(Self.request("c", .prefetch)), screen.deferIfFading(Self.request("d", .prefetch)),
-            screen.deferIfFading(Self.request("e", .show)),
+            screen.deferPrefetch(Self.request("c", .prefetch)), screen.deferPrefetch(Self.request("d", .prefetch)),
+            screen.deferPrefetch(Self.request("e", .show)),
         ]
         #expect(waits == [true, true, false])
         screen.cancelDeferred(SlideID(category: "A", name: "d"))
         // Asked again: once only.
-        let again = screen.deferIfFading(Self.request("c", .prefetch))
+        let again = screen.deferPrefetch(Self.request("c", .prefetch))
         #expect(again)
         screen.fadeStepDone(visible: true, sequence: 100, now: 1.02)
         screen.fadeStepDone(visible: true, sequence: 101, now: 1.03)
