@@ -45,18 +45,19 @@ public struct ClipPacer: Sendable, Equatable {
 
     public var isPaused: Bool { pausedAt != nil }
 
-    /// The clip starts: its picture at `firstTime` is due at the next vblank when there is time to paint it (the
-    /// start usually follows a flip's completion, a whole vblank before the next), else at the one after: a picture
-    /// asked for a millisecond before its vblank reaches the glass a vblank late.
+    /// The clip starts: its picture at `firstTime` is due at the first vblank at least a whole vblank away, so it
+    /// is handed to the display no later than a vblank before it. A first picture handed 10 ms before its vblank
+    /// (more than the half vblank asked before) reached the glass two vblanks late on a busy guest (vm-pacing): the
+    /// clip's first flip also pays for the first touch of its buffers.
     public mutating func start(now: Double, firstTime: Double = 0) {
         anchor = onVblanks(firstGlass(now: now) - firstTime)
         pausedAt = nil
     }
 
-    /// The first vblank a picture asked for now can make with half a vblank to be painted.
+    /// The first vblank a picture asked for now can make with a whole vblank to be painted.
     private func firstGlass(now: Double) -> Double {
         let glass = glassTime(now: now)
-        return glass - now < refresh / 2 ? glass + refresh : glass
+        return glass - now < refresh ? glass + refresh : glass
     }
 
     /// A flip completed at this vblank (one of the clip's or the slide's own): the vblanks' phase.

@@ -219,11 +219,16 @@ import VitrineCore
         // Looked at again before the vblank before it, and flipped to once that vblank has passed.
         #expect(until <= 10 + refresh)
         #expect(pacer.decide(waiting: [0], now: 10 + refresh + 0.000_2) == .show(index: 0, dropping: 0))
-        // Started just after a vblank (a flip's completion), the next vblank is still the first picture's.
+        // Started just after a vblank (a flip's completion), the next vblank is under a whole vblank away too.
         var prompt = ClipPacer(refresh: refresh)
         prompt.sawVblank(at: 10)
         prompt.start(now: 10.001)
-        #expect(abs((prompt.due(0) ?? 0) - (10 + refresh)) < 1e-9)
+        #expect(abs((prompt.due(0) ?? 0) - (10 + 2 * refresh)) < 1e-9)
+        // Started exactly on a vblank, the next is a whole vblank away and is the first picture's.
+        var onTime = ClipPacer(refresh: refresh)
+        onTime.sawVblank(at: 10)
+        onTime.start(now: 10)
+        #expect(abs((onTime.due(0) ?? 0) - (10 + refresh)) < 1e-9)
     }
 
     @Test func theGlassTimeIsTheNextVblank() {
