@@ -15,6 +15,63 @@ static const uint32_t VITRINE_DRM_FORMAT_XRGB8888 = DRM_FORMAT_XRGB8888;
 static const uint32_t VITRINE_DRM_MODE_TYPE_PREFERRED = DRM_MODE_TYPE_PREFERRED;
 static const uint32_t VITRINE_DRM_MODE_PROP_BLOB = DRM_MODE_PROP_BLOB;
 static const uint32_t VITRINE_DRM_MODE_PROP_ENUM = DRM_MODE_PROP_ENUM;
+static const uint32_t VITRINE_DRM_MODE_PROP_RANGE = DRM_MODE_PROP_RANGE;
+static const uint32_t VITRINE_DRM_MODE_PROP_IMMUTABLE = DRM_MODE_PROP_IMMUTABLE;
+static const uint32_t VITRINE_DRM_MODE_OBJECT_PLANE = DRM_MODE_OBJECT_PLANE;
+static const uint64_t VITRINE_DRM_CLIENT_CAP_UNIVERSAL_PLANES = DRM_CLIENT_CAP_UNIVERSAL_PLANES;
+
+static const uint64_t VITRINE_DRM_CLIENT_CAP_ATOMIC = DRM_CLIENT_CAP_ATOMIC;
+static const uint32_t VITRINE_DRM_FORMAT_NV12 = DRM_FORMAT_NV12;
+
+/* Returns 0 and fills handle, pitch and size, or -1 with errno. */
+static inline int vitrine_drm_create_dumb_bpp(int fd, uint32_t width, uint32_t height, uint32_t bpp, uint32_t *handle,
+                                              uint32_t *pitch, uint64_t *size) {
+    struct drm_mode_create_dumb request;
+    memset(&request, 0, sizeof request);
+    request.width = width;
+    request.height = height;
+    request.bpp = bpp;
+    if (drmIoctl(fd, DRM_IOCTL_MODE_CREATE_DUMB, &request) != 0) {
+        return -1;
+    }
+    *handle = request.handle;
+    *pitch = request.pitch;
+    *size = request.size;
+    return 0;
+}
+
+/* A non-blocking atomic commit of one plane's framebuffer (and, where the property ids are not 0, its Y'CbCr
+ * encoding and range) with a flip event carrying `serial`. 0, or -1 with errno (EBUSY: a flip is pending). */
+static inline int vitrine_drm_atomic_flip(int fd, uint32_t plane, uint32_t fb_property, uint32_t fb,
+                                          uint32_t encoding_property, uint64_t encoding, uint32_t range_property,
+                                          uint64_t range, uint64_t serial) {
+    drmModeAtomicReq *request = drmModeAtomicAlloc();
+    if (request == NULL) {
+        errno = ENOMEM;
+        return -1;
+    }
+    int added = drmModeAtomicAddProperty(request, plane, fb_property, fb);
+    if (added >= 0 && encoding_property != 0) {
+        added = drmModeAtomicAddProperty(request, plane, encoding_property, encoding);
+    }
+    if (added >= 0 && range_property != 0) {
+        added = drmModeAtomicAddProperty(request, plane, range_property, range);
+    }
+    int result = -1;
+    if (added < 0) {
+        errno = -added;
+    } else {
+        result = drmModeAtomicCommit(fd, request, DRM_MODE_ATOMIC_NONBLOCK | DRM_MODE_PAGE_FLIP_EVENT,
+                                     (void *)(uintptr_t)serial);
+        if (result != 0) {
+            result = -1; /* libdrm returns -errno and leaves errno set */
+        }
+    }
+    int saved = errno;
+    drmModeAtomicFree(request);
+    errno = saved;
+    return result;
+}
 
 /* Returns 0 and fills handle, pitch and size, or -1 with errno. */
 static inline int vitrine_drm_create_dumb(int fd, uint32_t width, uint32_t height, uint32_t *handle, uint32_t *pitch,

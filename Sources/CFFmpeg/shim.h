@@ -234,4 +234,53 @@ static inline int vitrine_sws_scale_frame(struct SwsContext *scaler, const AVFra
                      target->linesize);
 }
 
+/* Scales the frame's pictures into NV12: the Y' rows at `luma`, the interleaved CbCr rows at `chroma`, both
+ * `stride` bytes apart. The rows written, or a negative AVERROR. */
+static inline int vitrine_sws_scale_nv12(struct SwsContext *scaler, const AVFrame *frame, uint8_t *luma,
+                                         uint8_t *chroma, int stride) {
+    uint8_t *planes[4] = {luma, chroma, NULL, NULL};
+    int strides[4] = {stride, stride, 0, 0};
+    return sws_scale(scaler, (const uint8_t *const *)frame->data, frame->linesize, 0, frame->height, planes, strides);
+}
+
+/* Whether the frame's values are full range (JPEG's) rather than limited. */
+static inline int vitrine_av_full_range(const AVFrame *frame) {
+    return frame->color_range == AVCOL_RANGE_JPEG || frame->format == AV_PIX_FMT_YUVJ420P ||
+           frame->format == AV_PIX_FMT_YUVJ422P || frame->format == AV_PIX_FMT_YUVJ444P;
+}
+
+/* One picture between packed BGRX and NV12, the same size, in the Y'CbCr matrix `matrix` (an SWS_CS_ value) and
+ * range: `to_nv12` 1 turns the BGRX at `packed` into the planes, 0 the planes into BGRX. 0 on success. */
+static inline int vitrine_sws_nv12_convert(int width, int height, int to_nv12, int matrix, int full, uint8_t *packed,
+                                           int packed_stride, uint8_t *luma, uint8_t *chroma, int stride) {
+    enum AVPixelFormat from = to_nv12 ? AV_PIX_FMT_BGR0 : AV_PIX_FMT_NV12;
+    enum AVPixelFormat to = to_nv12 ? AV_PIX_FMT_NV12 : AV_PIX_FMT_BGR0;
+    /* Accurate rounding: once a clip, not once a picture, so the few levels the fast path loses are not worth it. */
+    struct SwsContext *scaler = sws_getContext(width, height, from, width, height, to,
+                                               SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, NULL, NULL, NULL);
+    if (scaler == NULL) {
+        return -1;
+    }
+    const int *table = sws_getCoefficients(matrix);
+    if (to_nv12) {
+        sws_setColorspaceDetails(scaler, table, 1, table, full, 0, 1 << 16, 1 << 16);
+    } else {
+        sws_setColorspaceDetails(scaler, table, full, table, 1, 0, 1 << 16, 1 << 16);
+    }
+    uint8_t *planes[4] = {luma, chroma, NULL, NULL};
+    int strides[4] = {stride, stride, 0, 0};
+    uint8_t *packed_planes[4] = {packed, NULL, NULL, NULL};
+    int packed_strides[4] = {packed_stride, 0, 0, 0};
+    int rows = to_nv12 ? sws_scale(scaler, (const uint8_t *const *)packed_planes, packed_strides, 0, height, planes,
+                                   strides)
+                       : sws_scale(scaler, (const uint8_t *const *)planes, strides, 0, height, packed_planes,
+                                   packed_strides);
+    sws_freeContext(scaler);
+    return rows == height ? 0 : -1;
+}
+
+static const int VITRINE_SWS_CS_ITU601 = SWS_CS_ITU601;
+static const int VITRINE_SWS_CS_ITU709 = SWS_CS_ITU709;
+static const int VITRINE_SWS_CS_BT2020 = SWS_CS_BT2020;
+
 #endif

@@ -117,6 +117,13 @@ struct ProbeCommand {
             }
             defer { device.close() }
             lines.append("\(path): driver \(device.driver), dumb buffers \(device.supportsDumbBuffers ? "yes" : "no")")
+            let planes = device.planes()
+            for plane in planes {
+                let stacking = plane.stacking.map { " zpos \($0.value)\($0.mutable ? " (movable)" : "")" } ?? ""
+                lines.append(
+                    "  plane \(plane.id): \(plane.kind.rawValue), CRTCs 0x\(String(plane.crtcs, radix: 16))\(stacking), "
+                        + plane.formats.map(FourCC.name).joined(separator: " "))
+            }
             var connectors: [JSONWriter.Value] = []
             for connector in device.connectors() {
                 let status = connector.connected ? "connected" : "disconnected"
@@ -144,6 +151,11 @@ struct ProbeCommand {
                                 $0.description + ($0.preferred ? " (preferred)" : "")
                             }.joined(separator: ", ") + (connector.modes.count > 12 ? ", ..." : ""))
                 }
+                if connector.connected, !connector.isWriteback {
+                    let clips = clipPlanes(device: device, connector: connector, planes: planes)
+                    lines.append("    clips: \(clips.line)")
+                    fields.append(("clipPlanes", clips.json))
+                }
                 if connector.connected, let mode = connector.preferredMode {
                     let profile = table.profile(for: connector.panel(mode: mode))
                     lines.append(
@@ -161,7 +173,20 @@ struct ProbeCommand {
             cards.append(
                 .object([
                     ("path", .string(path)), ("driver", .string(device.driver)),
-                    ("dumbBuffers", .bool(device.supportsDumbBuffers)), ("connectors", .array(connectors)),
+                    ("dumbBuffers", .bool(device.supportsDumbBuffers)),
+                    (
+                        "planes",
+                        .array(
+                            planes.map { plane in
+                                .object([
+                                    ("id", .number(Int(plane.id))), ("type", .string(plane.kind.rawValue)),
+                                    ("crtcs", .number(Int(plane.crtcs))),
+                                    ("formats", .array(plane.formats.map { .string(FourCC.name($0)) })),
+                                    ("zpos", plane.stacking.map { .number(Int($0.value)) } ?? .null),
+                                ])
+                            })
+                    ),
+                    ("connectors", .array(connectors)),
                 ]))
         }
         if paths.isEmpty { lines.append("no DRM devices in /dev/dri") }
@@ -192,6 +217,25 @@ struct ProbeCommand {
                     ])) + "\n"
                 : lines.joined(separator: "\n") + "\n")
         return 0
+    }
+
+    /// Which planes a clip's pictures would take on the CRTC that drives `connector`.
+    private func clipPlanes(device: DRMDevice, connector: DRMConnector, planes: [DisplayPlane]) -> (
+        line: String, json: JSONWriter.Value
+    ) {
+        guard let crtc = device.crtc(for: connector), let index = device.crtcIndex(of: crtc),
+            let chosen = VideoPlanes.choose(from: planes, crtcIndex: index)
+        else {
+            return ("converted to XRGB8888 on the CPU (no primary plane here takes NV12 or YUV420)", .null)
+        }
+        let text = chosen.text.map { "captions and clock on plane \($0)" } ?? "no plane above it for captions and clock"
+        return (
+            "\(FourCC.name(chosen.format)) on primary plane \(chosen.video), \(text)",
+            .object([
+                ("plane", .number(Int(chosen.video))), ("format", .string(FourCC.name(chosen.format))),
+                ("textPlane", chosen.text.map { .number(Int($0)) } ?? .null),
+            ])
+        )
     }
 
     /// Whether each library the player loads when first needed can be loaded here: a package missing shows up

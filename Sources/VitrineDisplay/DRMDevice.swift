@@ -141,39 +141,57 @@ public final class DRMDevice {
     }
 
     private func readProperties(of connectorID: UInt32, into info: inout DRMConnector) {
-        guard let properties = drmModeObjectGetProperties(descriptor, connectorID, DRM_MODE_OBJECT_CONNECTOR) else {
-            return
+        forEachProperty(of: connectorID, type: DRM_MODE_OBJECT_CONNECTOR) { name, property, id, value in
+            switch name {
+            case "EDID" where property.pointee.flags & VITRINE_DRM_MODE_PROP_BLOB != 0 && value != 0:
+                if let bytes = blob(value) { info.edid = EDID.parse(bytes) }
+            case "panel orientation" where property.pointee.flags & VITRINE_DRM_MODE_PROP_ENUM != 0:
+                info.panelOrientation = entries(of: property).first { $0.value == value }?.key
+            case "DPMS":
+                info.dpmsProperty = id
+            default:
+                break
+            }
         }
+    }
+
+    /// Calls `body` with each property of a KMS object: its name, description, id and value.
+    private func forEachProperty(
+        of object: UInt32, type: UInt32,
+        _ body: (String, UnsafeMutablePointer<drmModePropertyRes>, UInt32, UInt64) -> Void
+    ) {
+        guard let properties = drmModeObjectGetProperties(descriptor, object, type) else { return }
         defer { drmModeFreeObjectProperties(properties) }
         for index in 0..<Int(properties.pointee.count_props) {
             guard let ids = properties.pointee.props, let values = properties.pointee.prop_values,
                 let property = drmModeGetProperty(descriptor, ids[index])
             else { continue }
             defer { drmModeFreeProperty(property) }
-            let name = withUnsafeBytes(of: property.pointee.name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            let value = values[index]
-            switch name {
-            case "EDID" where property.pointee.flags & VITRINE_DRM_MODE_PROP_BLOB != 0 && value != 0:
-                guard let blob = drmModeGetPropertyBlob(descriptor, UInt32(value)) else { continue }
-                defer { drmModeFreePropertyBlob(blob) }
-                if let data = blob.pointee.data {
-                    info.edid = EDID.parse(Array(UnsafeRawBufferPointer(start: data, count: Int(blob.pointee.length))))
-                }
-            case "panel orientation" where property.pointee.flags & VITRINE_DRM_MODE_PROP_ENUM != 0:
-                for entry in 0..<Int(property.pointee.count_enums) {
-                    guard let enums = property.pointee.enums, enums[entry].value == value else { continue }
-                    info.panelOrientation = withUnsafeBytes(of: enums[entry].name) { raw in
-                        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-                    }
-                }
-            case "DPMS":
-                info.dpmsProperty = ids[index]
-            default:
-                break
-            }
+            body(Self.text(property.pointee.name), property, ids[index], values[index])
         }
+    }
+
+    /// The bytes of property blob `id`; nil when the kernel has none by that id.
+    private func blob(_ id: UInt64) -> [UInt8]? {
+        guard let blob = drmModeGetPropertyBlob(descriptor, UInt32(truncatingIfNeeded: id)) else { return nil }
+        defer { drmModeFreePropertyBlob(blob) }
+        guard let data = blob.pointee.data else { return nil }
+        return Array(UnsafeRawBufferPointer(start: data, count: Int(blob.pointee.length)))
+    }
+
+    /// An enum property's entries: each name's value.
+    private func entries(of property: UnsafeMutablePointer<drmModePropertyRes>) -> [String: UInt64] {
+        var found: [String: UInt64] = [:]
+        for entry in 0..<Int(property.pointee.count_enums) {
+            guard let enums = property.pointee.enums else { break }
+            found[Self.text(enums[entry].name)] = enums[entry].value
+        }
+        return found
+    }
+
+    /// A fixed-size C name as a String, up to its NUL.
+    private static func text<T>(_ name: T) -> String {
+        withUnsafeBytes(of: name) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
     }
 
     private func possibleCRTCs(_ connector: drmModeConnector) -> UInt32 {
@@ -188,8 +206,73 @@ public final class DRMDevice {
         return mask
     }
 
+    /// The card's planes, primaries and cursors included (the universal-planes capability is asked for on this
+    /// descriptor; without it the kernel lists overlays only). A plane the kernel will not describe is left out.
+    public func planes() -> [DisplayPlane] {
+        _ = drmSetClientCap(descriptor, VITRINE_DRM_CLIENT_CAP_UNIVERSAL_PLANES, 1)
+        guard let resources = drmModeGetPlaneResources(descriptor) else { return [] }
+        defer { drmModeFreePlaneResources(resources) }
+        var found: [DisplayPlane] = []
+        for index in 0..<Int(resources.pointee.count_planes) {
+            guard let ids = resources.pointee.planes, let plane = drmModeGetPlane(descriptor, ids[index]) else {
+                continue
+            }
+            defer { drmModeFreePlane(plane) }
+            var formats: [UInt32] = []
+            for entry in 0..<Int(plane.pointee.count_formats) {
+                if let list = plane.pointee.formats { formats.append(list[entry]) }
+            }
+            var described = DisplayPlane(
+                id: plane.pointee.plane_id, kind: .overlay, crtcs: plane.pointee.possible_crtcs, formats: formats)
+            readProperties(ofPlane: described.id, into: &described)
+            found.append(described)
+        }
+        return found
+    }
+
+    /// The plane's type and stacking, and its formats from IN_FORMATS where the driver gives that blob: the plain
+    /// list does not say which formats need a tiled buffer, and a dumb buffer is linear.
+    private func readProperties(ofPlane planeID: UInt32, into plane: inout DisplayPlane) {
+        forEachProperty(of: planeID, type: VITRINE_DRM_MODE_OBJECT_PLANE) { name, property, _, value in
+            switch name {
+            case "type":
+                plane.kind = value == 1 ? .primary : value == 2 ? .cursor : .overlay
+            case "IN_FORMATS" where property.pointee.flags & VITRINE_DRM_MODE_PROP_BLOB != 0 && value != 0:
+                if let bytes = blob(value), let linear = FormatModifierBlob.linearFormats(bytes) {
+                    plane.formats = linear
+                }
+            case "zpos" where property.pointee.flags & VITRINE_DRM_MODE_PROP_RANGE != 0:
+                guard property.pointee.count_values >= 2, let bounds = property.pointee.values else { return }
+                plane.stacking = .init(
+                    value: value, range: min(bounds[0], bounds[1])...max(bounds[0], bounds[1]),
+                    mutable: property.pointee.flags & VITRINE_DRM_MODE_PROP_IMMUTABLE == 0)
+            default:
+                break
+            }
+        }
+    }
+
+    /// A plane's properties by name: their ids and, for enums, the value of each entry's name.
+    public func propertyIDs(ofPlane planeID: UInt32) -> [String: (id: UInt32, entries: [String: UInt64])] {
+        var found: [String: (id: UInt32, entries: [String: UInt64])] = [:]
+        forEachProperty(of: planeID, type: VITRINE_DRM_MODE_OBJECT_PLANE) { name, property, id, _ in
+            found[name] = (id, entries(of: property))
+        }
+        return found
+    }
+
+    /// Asks for atomic modesetting on this descriptor; false where the driver has none.
+    public func enableAtomic() -> Bool { drmSetClientCap(descriptor, VITRINE_DRM_CLIENT_CAP_ATOMIC, 1) == 0 }
+
+    /// The index of CRTC `id` among the card's CRTCs (what a plane's possible_crtcs counts in).
+    public func crtcIndex(of id: UInt32) -> Int? {
+        guard let resources = drmModeGetResources(descriptor) else { return nil }
+        defer { drmModeFreeResources(resources) }
+        return (0..<Int(resources.pointee.count_crtcs)).first { resources.pointee.crtcs?[$0] == id }
+    }
+
     /// The CRTC to drive `connector` with: the one its encoder uses now, else the first it can use.
-    func crtc(for connector: DRMConnector) -> UInt32? {
+    public func crtc(for connector: DRMConnector) -> UInt32? {
         if connector.encoderID != 0, let encoder = drmModeGetEncoder(descriptor, connector.encoderID) {
             defer { drmModeFreeEncoder(encoder) }
             if encoder.pointee.crtc_id != 0 { return encoder.pointee.crtc_id }

@@ -41,6 +41,9 @@ public final class DRMDisplay: DisplayExecutor {
     private let budget: MemoryBudget
     private var closed = false
     private var saidModesetFailure = false
+    /// Clips' NV12 pictures on the primary plane, where it takes them; nil elsewhere.
+    private var planar: PlanarScanout?
+    public var takesPlanarFrames: Bool { planar != nil }
 
     public var eventDescriptors: [Int32] { [device.descriptor] }
 
@@ -67,6 +70,11 @@ public final class DRMDisplay: DisplayExecutor {
             throw PlayError("\(error)")
         }
         saved = drmModeGetCrtc(device.descriptor, crtc)
+        planar = PlanarScanout(
+            device: device, crtc: crtc, size: size, bufferCount: bufferCount, budget: budget, log: log)
+        if let planar {
+            log("\(device.path): clips go to primary plane \(planar.plane) as NV12; the plane converts their colours")
+        }
         // No modeset yet: the first picture sets the mode, so a start inside the schedule's off hours never lights
         // the panel.
         for _ in 0..<bufferCount {
@@ -122,27 +130,46 @@ public final class DRMDisplay: DisplayExecutor {
     }
 
     public func paint(_ content: DisplayContent, buffer: Int, front: Int) {
+        var content = content
+        if let planar {
+            if case .frame(let frame, _) = content, frame.layout == .nv12, planar.paint(frame, buffer: buffer) {
+                return
+            }
+            // Text over a picture the plane shows: that picture in RGB first, then the text over all of it.
+            if case .overlay(_, let draw) = content, buffer != front, planar.holdsNV12(front),
+                planar.unpack(front, into: buffers[buffer].pixels, pitch: buffers[buffer].pitch)
+            {
+                content = .overlay(copying: [], draw)
+            }
+        }
         _ = content.paint(
             into: buffers[buffer].pixels, pitch: buffers[buffer].pitch, size: size,
             front: UnsafeRawPointer(buffers[front].pixels))
+        planar?.paintedRGB(buffer)
     }
 
     public func flip(buffer: Int, serial: UInt64) -> DisplayMachine<DisplayContent>.Refusal? {
-        guard vitrine_drm_page_flip(device.descriptor, crtc, buffers[buffer].framebuffer, serial) != 0 else {
-            return nil
+        let refused: Int32
+        if let planar {
+            refused = planar.flip(buffer, rgb: buffers[buffer].framebuffer, serial: serial)
+        } else {
+            refused =
+                vitrine_drm_page_flip(device.descriptor, crtc, buffers[buffer].framebuffer, serial) == 0 ? 0 : errno
         }
-        switch errno {
+        guard refused != 0 else { return nil }
+        switch refused {
         case EBUSY: return .busy
         case EINVAL: return .invalid
         case EACCES, EPERM: return .denied
-        default: return .other(String(cString: strerror(errno)))
+        default: return .other(String(cString: strerror(refused)))
         }
     }
 
     public func modeset(buffer: Int) -> Bool {
         var connectorID = connector.id
         var raw = mode.raw
-        if drmModeSetCrtc(device.descriptor, crtc, buffers[buffer].framebuffer, 0, 0, &connectorID, 1, &raw) != 0,
+        let framebuffer = planar?.framebuffer(buffer, rgb: buffers[buffer].framebuffer) ?? buffers[buffer].framebuffer
+        if drmModeSetCrtc(device.descriptor, crtc, framebuffer, 0, 0, &connectorID, 1, &raw) != 0,
             !saidModesetFailure
         {
             saidModesetFailure = true
@@ -202,6 +229,8 @@ public final class DRMDisplay: DisplayExecutor {
     public func rebuildBuffers() -> Bool {
         guard let newMode = pendingMode else { return !buffers.isEmpty }
         pendingMode = nil
+        planar?.freeAll()
+        planar = nil
         freeBuffers()
         charge = nil
         size = newMode.size
@@ -211,6 +240,8 @@ public final class DRMDisplay: DisplayExecutor {
                 (size.xrgbByteCount ?? Int.max / 4) * bufferCount,
                 for: "\(bufferCount) \(size) scanout buffers on \(connector.name)")
             for _ in 0..<bufferCount { buffers.append(try makeBuffer()) }
+            planar = PlanarScanout(
+                device: device, crtc: crtc, size: size, bufferCount: bufferCount, budget: budget, log: log)
             return true
         } catch {
             log(.error, "cannot drive \(connector.name) at \(newMode): \(error)")
@@ -243,6 +274,7 @@ public final class DRMDisplay: DisplayExecutor {
             }
             drmModeFreeCrtc(saved)
         }
+        planar?.freeAll()
         freeBuffers()
         device.dropMaster()
         device.close()

@@ -88,6 +88,11 @@ extension DisplayContent {
     func paint(into back: UnsafeMutableRawPointer, pitch: Int, size: Size, front: UnsafeRawPointer) -> ShownContent {
         let rowBytes = size.width * 4
         switch self {
+        case .frame(let frame, let record) where frame.layout == .nv12:
+            // Only a display with a Y'CbCr plane is given NV12 frames; one that paints them anyway converts them.
+            precondition(frame.size == size, "frame \(frame.size) for a \(size) display")
+            _ = PlanarFrames.unpack(frame, into: back, pitch: pitch)
+            return .frame(record)
         case .frame(let frame, let record):
             precondition(frame.size == size, "frame \(frame.size) for a \(size) display")
             for row in 0..<size.height {

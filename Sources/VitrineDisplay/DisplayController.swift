@@ -66,6 +66,10 @@ public final class DisplayController {
     public var canPrepare: Bool { machine.canPrepare }
     /// Whether a crossfade can be shown now: lit, two buffers, flips completing.
     public var canFade: Bool { machine.isLit && machine.blendsCleanly && executor.blendsCleanly }
+    /// Whether a clip's pictures may come as NV12: a plane converts them, and no corner text (the clock, MQTT's
+    /// texts) is painted into every picture (NV12 frames would have to be turned into RGB for it, the work the
+    /// plane saves; a corner that appears mid-clip is painted so, on pictures turned into RGB).
+    public var takesPlanarClips: Bool { executor.takesPlanarFrames && corner?.overlay.corner == nil }
     /// Whether this screen can change a picture in steps without tearing at all (two buffers flipped on vblank).
     public var blendsCleanly: Bool { executor.blendsCleanly }
 
@@ -153,7 +157,8 @@ public final class DisplayController {
             }
             guard case .overlay(_, let draw) = picture else {
                 let painted = picture.shown.picture
-                if let corner {
+                // Only where the corner shows something: an NV12 clip picture decorated would be turned into RGB.
+                if let corner, corner.overlay.corner != nil {
                     picture = .decorated(picture) { pixels, _, stride in
                         corner.overlay.decorate(
                             canvas: corner.canvas, rotation: corner.rotation, pixels: pixels, stride: stride)

@@ -35,10 +35,13 @@ public protocol DisplayExecutor: AnyObject {
     func didShow(_ shown: ShownContent?, buffer: Int, now: Double)
     /// Gives the screen back as it was found; waits for a flip in flight first when there is one.
     func close(flipInFlight: Bool)
+    /// Whether NV12 frames (a clip's pictures) may be painted: a plane scans them out and converts the colours.
+    var takesPlanarFrames: Bool { get }
 }
 
 extension DisplayExecutor {
     public var snapshots: SnapshotWriter? { nil }
+    public var takesPlanarFrames: Bool { false }
     public var blendsCleanly: Bool { bufferCount >= 2 }
     public var refreshPeriod: Double? { nil }
     public func dropMaster() {}

@@ -41,6 +41,25 @@ struct ClipLayout {
             canvas: options.canvas, rotation: options.rotation)
         direct = scaled == output && mapping.stepX == 1 && mapping.stepY == scanout.width
         scratchBytes = direct ? 0 : scaled.pixelCount * 4
+        let origin = (x: mapping.base % max(1, scanout.width), y: mapping.base / max(1, scanout.width))
+        // NV12's chroma is halved in each direction: the box must start and end on even rows and columns.
+        planarOrigin =
+            direct && origin.x % 2 == 0 && origin.y % 2 == 0 && output.width % 2 == 0 && output.height % 2 == 0
+                && Frame.byteCount(scanout, .nv12) != nil ? origin : nil
+    }
+
+    /// Where the box starts in an NV12 frame of the scanout size, when the pictures can be scaled straight into
+    /// one (the direct path, on even rows and columns); nil when they cannot.
+    let planarOrigin: (x: Int, y: Int)?
+
+    /// Scales `picture` into its box of the NV12 `frame`; false when the scaler refused it or the layout has no
+    /// NV12 path.
+    func drawPlanar(_ picture: UnsafeMutablePointer<AVFrame>, into frame: Frame, scaler: ClipScaler) -> Bool {
+        guard let origin = planarOrigin, frame.layout == .nv12 else { return false }
+        let width = scanout.width
+        return scaler.scaleNV12(
+            picture, luma: frame.luma + origin.y * width + origin.x,
+            chroma: frame.chroma + origin.y / 2 * width + origin.x, target: output, stride: width)
     }
 
     /// Scales `picture` into its box of `frame`; false when the scaler refused the picture.

@@ -21,10 +21,12 @@ public final class ClipStream: Sendable {
         public var poolFrames: Int
         /// The ALSA device the clip's sound plays on; nil: silent (`video.audio` off).
         public var sound: String?
+        /// Frames in NV12 for a plane that converts colours itself, where the clip's box allows (`ClipLayout`).
+        public var planar: Bool
 
         public init(
             options: RenderOptions, decoding: VideoDecoding, maxSeconds: Double?, loop: Bool, poolFrames: Int = 3,
-            sound: String? = nil
+            sound: String? = nil, planar: Bool = false
         ) {
             self.options = options
             self.decoding = decoding
@@ -32,6 +34,7 @@ public final class ClipStream: Sendable {
             self.loop = loop
             self.poolFrames = poolFrames
             self.sound = sound
+            self.planar = planar
         }
     }
 
@@ -44,8 +47,8 @@ public final class ClipStream: Sendable {
     }
 
     public enum Output: Sendable {
-        /// The clip is open and its decoder chosen.
-        case started(decoder: String, hardware: Bool, header: ClipHeader)
+        /// The clip is open and its decoder chosen; `planar` when its frames are NV12.
+        case started(decoder: String, hardware: Bool, header: ClipHeader, planar: Bool)
         case picture(Picture)
         /// The sound plays: its codec and the device ("aac 44100 Hz on default").
         case soundPlays(String)
@@ -224,11 +227,15 @@ public final class ClipStream: Sendable {
                 playing.audio.streamIndex, { packet in playing.audio.decode(packet, into: playing.sound) }
             )
         }
+        let planar = settings.planar && layout.planarOrigin != nil
         var frames: [Frame] = []
         for _ in 0..<max(2, settings.poolFrames) {
             do {
-                let frame = try Frame(size: layout.scanout, budget: budget, purpose: "a \(layout.scanout) clip frame")
-                frame.pixels.update(from: poster.pixels, count: poster.size.pixelCount)
+                let frame = try Frame(
+                    size: layout.scanout, budget: budget, purpose: "a \(layout.scanout) clip frame",
+                    layout: planar ? .nv12 : .xrgb)
+                // NV12 frames take the poster's margins with the first picture, whose matrix and range they need.
+                if !planar { frame.pixels.update(from: poster.pixels, count: poster.size.pixelCount) }
                 frames.append(frame)
             } catch {
                 throw ImageError(file: path, reason: .overBudget(error))
@@ -237,8 +244,9 @@ public final class ClipStream: Sendable {
         shared.monitor.locked {
             shared.free = frames
             shared.outputs.append(
-                .started(decoder: decoder.name, hardware: decoder.isHardware, header: file.header))
+                .started(decoder: decoder.name, hardware: decoder.isHardware, header: file.header, planar: planar))
         }
+        var primed = !planar
         frames = []
         wakeup.signal()
         let sound = playing?.sound
@@ -333,7 +341,15 @@ public final class ClipStream: Sendable {
                 decoder.skipUnreferenced(false)
             }
             if late { continue }
-            guard layout.draw(picture, into: frame, scaler: scaler, scratch: scratch) else {
+            if !primed {
+                try prime(frame, from: poster, encoding: ClipScaler.encoding(of: picture), shared: shared, path: path)
+                primed = true
+            }
+            let drawn =
+                planar
+                ? layout.drawPlanar(picture, into: frame, scaler: scaler)
+                : layout.draw(picture, into: frame, scaler: scaler, scratch: scratch)
+            guard drawn else {
                 throw ImageError(file: path, reason: .decodeFailed("cannot scale picture \(index + 1)"))
             }
             shared.monitor.locked {
@@ -342,6 +358,23 @@ public final class ClipStream: Sendable {
             }
             index += 1
             wakeup.signal()
+        }
+    }
+
+    /// Gives every NV12 frame of the pool the poster's margins in the clip's matrix and range: `frame` (taken) and
+    /// the free ones, none of which has been handed out yet.
+    private static func prime(
+        _ frame: Frame, from poster: Frame, encoding: YCbCrEncoding, shared: Shared, path: String
+    ) throws(ImageError) {
+        frame.encoding = encoding
+        guard PlanarFrames.fill(frame, from: poster, encoding: encoding) else {
+            throw ImageError(file: path, reason: .decodeFailed("cannot turn the poster into NV12"))
+        }
+        shared.monitor.locked {
+            for other in shared.free {
+                other.encoding = encoding
+                UnsafeMutableRawPointer(other.pixels).copyMemory(from: frame.pixels, byteCount: frame.byteCount)
+            }
         }
     }
 

@@ -20,7 +20,8 @@ extension PlayerRuntime {
         let settings = ClipStream.Settings(
             options: renderOptions, decoding: configuration.settings.video.decoder,
             maxSeconds: configuration.settings.video.maxSeconds, loop: request.loop,
-            sound: configuration.settings.video.audio ? configuration.settings.video.audioDevice : nil)
+            sound: configuration.settings.video.audio ? configuration.settings.video.audioDevice : nil,
+            planar: display.takesPlanarClips)
         let stream = ClipStream(
             path: path, poster: request.poster, settings: settings, budget: budget, wakeup: clipWakeup)
         let id = request.slide.id
@@ -82,13 +83,15 @@ extension PlayerRuntime {
         guard let playback = clipPlayback else { return }
         for output in playback.stream.take() {
             switch output {
-            case .started(let decoder, _, let header):
+            case .started(let decoder, _, let header, let planar):
                 playback.decoder = decoder
                 playback.header = header
                 // Which file plays, when it is a rendition (`NAME@WxH.mp4`) rather than the original.
                 let file = playback.record.file.flatMap { $0.split(separator: "/").last.map(String.init) }
                 let from = playback.record.file == playback.original ? "" : " from \(file ?? "?")"
-                log("playing \(playback.id)\(from): \(header.kind) \(header.container), decoded by \(decoder)")
+                let onto = planar ? ", shown as NV12 on the primary plane" : ""
+                log(
+                    "playing \(playback.id)\(from): \(header.kind) \(header.container), decoded by \(decoder)\(onto)")
             case .picture(let picture):
                 playback.waiting.append(picture)
             case .soundPlays(let what):
@@ -211,9 +214,8 @@ extension PlayerRuntime {
             "clip \(playback.id) ended: \(done.presented) pictures shown, \(done.dropped) dropped, "
                 + "\(done.late) late")
         if let last = playback.lastShown, display.fadeSeconds != nil,
-            let copy = try? Frame(size: last.size, budget: budget, purpose: "the clip's last picture")
+            let copy = PlanarFrames.xrgbCopy(of: last, budget: budget, purpose: "the clip's last picture")
         {
-            copy.pixels.update(from: last.pixels, count: last.size.pixelCount)
             display.clipEnded(on: copy)
         }
         stopClip()

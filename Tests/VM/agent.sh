@@ -38,6 +38,17 @@ load_drivers() {
     done
     modprobe -qab "${aliases[@]}"
 }
+# A kernel other than the host's (vm.modules=DIR, newer_kernel.sh's) has its modules in a folder of their own: the
+# overlay root takes a link to it where modprobe looks.
+for word in $(</proc/cmdline); do
+    case $word in
+    vm.modules=*)
+        dir=${word#vm.modules=}
+        [[ $dir == /tmp/* && ! -e $dir ]] && dir=/host-tmp/${dir#/tmp/}
+        mkdir -p /usr/lib/modules && ln -sfn "$dir" "/usr/lib/modules/$(uname -r)"
+        ;;
+    esac
+done
 # Modules asked for on the kernel command line come first, before any display driver binds: vm.preload=a,b by
 # name, then vm.insmod=/path/a.ko,... by file (out-of-tree test modules such as vkms).
 for word in $(</proc/cmdline); do

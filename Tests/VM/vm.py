@@ -58,6 +58,16 @@ def kernel():
     return None
 
 
+def newer_kernel():
+    """(path, version, root) of the newer guest kernel that newer_kernel.sh unpacks (its vkms has Y'CbCr planes);
+    raises RuntimeError with the script's reason when it cannot be had."""
+    made = subprocess.run([f"{HERE}/newer_kernel.sh"], capture_output=True, text=True)
+    if made.returncode != 0:
+        raise RuntimeError(f"no newer kernel: {made.stderr.strip()[-400:]}")
+    version, root = made.stdout.split()
+    return f"{root}/usr/lib/modules/{version}/vmlinuz", version, root
+
+
 def _missing():
     missing = []
     if not shutil.which(QEMU):
@@ -118,9 +128,11 @@ def skipped(what, reason):
     return 1 if under_ci else 0
 
 
-def initramfs(version):
-    """Path of the initramfs for kernel `version`: busybox, the 9p/overlay modules and init.sh. Built once."""
-    listing = subprocess.run(["modprobe", "--show-depends", "-a", "-S", version, *INITRAMFS_MODULES],
+def initramfs(version, root=None):
+    """Path of the initramfs for kernel `version` (its modules under `root`, else the host's): busybox, the
+    9p/overlay modules and init.sh. Built once."""
+    base = ["-d", root] if root else []
+    listing = subprocess.run(["modprobe", *base, "--show-depends", "-a", "-S", version, *INITRAMFS_MODULES],
                              capture_output=True, text=True, check=True).stdout
     modules = []
     for line in listing.splitlines():  # "insmod /lib/modules/.../x.ko " in load order, or "builtin x"
@@ -174,7 +186,7 @@ class VM:
     """A booted guest; use as a context manager. Attributes: share (host folder = guest /share), boot_seconds."""
 
     def __init__(self, device="virtio", width=800, height=480, memory_mb=1024, share=None, boot_timeout=120,
-                 inputs=False, preload=(), insmod=(), cpus=1):
+                 inputs=False, preload=(), insmod=(), cpus=1, newer=False, append=""):
         if device not in DRIVERS:
             raise ValueError(f"device must be one of {sorted(DRIVERS)}")
         self.device, self.width, self.height, self.memory_mb = device, width, height, memory_mb
@@ -186,6 +198,10 @@ class VM:
         # Two CPUs where a test needs the player's thread and a decoding thread at once (a Pi has four); TCG then
         # runs them on two host threads (MTTCG).
         self.cpus = cpus
+        # newer: boot the kernel newer_kernel.sh unpacks (vkms with Y'CbCr planes) instead of the host's /boot one.
+        self.newer = newer
+        self.append = append  # more of the kernel command line, e.g. "vkms.enable_overlay=1"
+        self._modules = None
         self.share = share
         self.boot_seconds = None
         self.ready = ""  # the agent's ready file: uptime, kernel, cards
@@ -219,6 +235,8 @@ class VM:
             panel = ["-device", f"VGA,xres={self.width},yres={self.height},vgamem_mb=64"]
         preload = f" vm.preload={','.join(self.preload)}" if self.preload else ""
         preload += f" vm.insmod={','.join(self.insmod)}" if self.insmod else ""
+        preload += f" vm.modules={self._modules}" if self._modules else ""
+        preload += f" {self.append}" if self.append else ""
         return [
             QEMU, "-nodefaults", "-no-user-config",
             # avx2=off: QEMU 7.2's TCG runs dav1d's AVX2 code wrong (an AVIF decodes to smeared blocks in the
@@ -262,8 +280,13 @@ class VM:
         ok, reason = check()
         if not ok:
             raise RuntimeError(reason)
-        kernel_path, version = kernel()
-        initrd = initramfs(version)
+        if self.newer:
+            kernel_path, version, root = newer_kernel()
+            self._modules = f"{root}/usr/lib/modules/{version}"
+            initrd = initramfs(version, root)
+        else:
+            kernel_path, version = kernel()
+            initrd = initramfs(version)
         self._dir = tempfile.mkdtemp(prefix="vitrine-vm-")
         self.serial_log = f"{self._dir}/serial.log"
         if self._own_share:
