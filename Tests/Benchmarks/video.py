@@ -4,7 +4,9 @@ decodes every picture of a 10 s clip and scales it onto the panel as the player 
 libswscale bicubic into the frame's box); the reference is ffmpeg's own command line doing the same work on the
 same file (`-threads 2`, the same scaling to BGRX, output discarded). For 720p30 and 1080p30 H.264 with film-like
 detail (ffmpeg's testsrc2 under temporal noise) at 8 and 16 Mbit/s, as phones record, onto a 1920x1080 and a 1024x600 panel;
-three runs each, medians. Also CPU seconds per second of clip and the peak resident memory.
+three runs each, medians. Also CPU seconds per second of clip, the peak resident memory, and the scaling alone into
+the BGRX frame against into NV12 for a plane that converts colours itself (the same pictures, the same run): what
+is left on the CPU of a board whose hardware decodes.
 
 Usage: video.py [--vitrine PATH] [--runs N]
 """
@@ -43,12 +45,12 @@ def main():
     folder = f"{REPO}/.build/bench-clips"
     os.makedirs(folder, exist_ok=True)
     print(f"{'clip':<9}{'Mbit/s':>7}{'panel':>11}{'vitrine ms':>12}{'ffmpeg ms':>11}{'ratio':>7}{'x real time':>13}"
-          f"{'CPU s/s':>9}{'peak MiB':>10}")
+          f"{'CPU s/s':>9}{'peak MiB':>10}{'scale ms':>10}{'NV12 ms':>9}{'ratio':>7}")
     for name, (size, rate) in CLIPS.items():
         path = make(folder, name, size, rate)
         mbits = os.path.getsize(path) * 8 / 10 / 1e6
         for panel in PANELS:
-            ours, theirs, cpu, peak = [], [], [], []
+            ours, theirs, cpu, peak, scale, planar = [], [], [], [], [], []
             for _ in range(args.runs):
                 out = subprocess.run([args.vitrine, "bench", "--clip", path, "--panel", f"{panel[0]}x{panel[1]}",
                                       "--decoder", "software", "--tsv"], check=True, capture_output=True,
@@ -57,6 +59,10 @@ def main():
                 ours.append(float(row["per_picture_ms"]))
                 cpu.append(float(row["cpu_per_clip_second"]))
                 peak.append(float(row["peak_rss_mib"]))
+                # Scaling alone, into the BGRX frame and into NV12 for a plane that converts colours (a Pi's vc4):
+                # what is left on the CPU where a hardware decoder decodes.
+                scale.append(float(row["scale_median_ms"]))
+                planar.append(float(row["scale_nv12_median_ms"]) if row["scale_nv12_median_ms"] != "-" else float("nan"))
                 w, h = box(size, panel)
                 done = subprocess.run(["ffmpeg", "-nostats", "-benchmark", "-threads", "2", "-i", path, "-vf",
                                        f"scale={w}:{h}:flags=bicubic,format=bgr0", "-f", "null", "-"],
@@ -66,7 +72,8 @@ def main():
             mine, reference = statistics.median(ours), statistics.median(theirs)
             print(f"{name:<9}{mbits:>7.1f}{panel[0]:>6}x{panel[1]:<4}{mine:>12.2f}{reference:>11.2f}"
                   f"{mine / reference:>7.2f}{33.33 / mine:>13.1f}{statistics.median(cpu):>9.2f}"
-                  f"{statistics.median(peak):>10.1f}")
+                  f"{statistics.median(peak):>10.1f}{statistics.median(scale):>10.2f}{statistics.median(planar):>9.2f}"
+                  f"{statistics.median(planar) / statistics.median(scale):>7.2f}")
 
 
 if __name__ == "__main__":

@@ -31,9 +31,20 @@ fi
 # "Package Version Filename SHA256" per package.
 table=$(awk '/^Package: /{p=$2} /^Version: /{v=$2} /^Filename: /{f=$2} /^SHA256: /{s=$2}
              /^$/{if (p) print p, v, f, s; p=""}' "$index")
-version=$(awk '$1 ~ /^linux-image-[0-9.]+\+deb[0-9.]+-amd64$/ {sub(/^linux-image-/, "", $1); print $1}' <<<"$table" |
-    sort -V | tail -n 1)
-[ -n "$version" ] || { echo "no linux-image-*-amd64 in $suite" >&2; exit 1; }
+# The newest kernel whose linux-source is there at the same package version (the mirror may have one before the
+# other for a while).
+version=
+while read -r candidate; do
+    package_version=$(awk -v p="linux-image-$candidate" '$1 == p {print $2}' <<<"$table" | tail -n 1)
+    source_version=$(awk -v p="linux-source-$(cut -d. -f1,2 <<<"$candidate")" '$1 == p {print $2}' <<<"$table" |
+        tail -n 1)
+    if [ -n "$package_version" ] && [ "$package_version" = "$source_version" ]; then
+        version=$candidate
+        break
+    fi
+done < <(awk '$1 ~ /^linux-image-[0-9.]+\+deb[0-9.]+-amd64$/ {sub(/^linux-image-/, "", $1); print $1}' <<<"$table" |
+    sort -V -r)
+[ -n "$version" ] || { echo "no linux-image-*-amd64 in $suite with its linux-source" >&2; exit 1; }
 root=$cache/$version
 modules=$root/usr/lib/modules/$version
 if [ -f "$modules/extra/vkms.ko" ] && [ -f "$modules/modules.dep" ]; then
