@@ -88,3 +88,54 @@ import VitrineCore
                 stride: canvas.width) == nil)
     }
 }
+
+/// The lines as a layer for a plane above a clip: laid over a picture by the premultiplied "over" a plane does, they
+/// give what painting into the picture gives.
+@Suite struct OverlayLayerTests {
+    @Test(arguments: [OverlaySettings.Look.shadow, .plate], [Rotation.none, .clockwise90])
+    func aLayerOverThePictureIsThePaintedPicture(look: OverlaySettings.Look, rotation: Rotation) throws {
+        let canvas = Size(width: 320, height: 200)
+        let scanout = rotation.scanoutSize(forCompose: canvas)
+        let budget = MemoryBudget(limit: 4 << 20)
+        let picture = try Frame(size: scanout, budget: budget, purpose: "test")
+        var seed: UInt32 = 12345
+        for index in 0..<scanout.pixelCount {
+            seed = seed &* 1_103_515_245 &+ 12345
+            picture.pixels[index] = seed >> 8 & 0x00FF_FFFF
+        }
+        let painted = try Frame(size: scanout, budget: budget, purpose: "test")
+        painted.pixels.update(from: picture.pixels, count: scanout.pixelCount)
+        let layer = try Frame(size: scanout, budget: budget, purpose: "test")
+        layer.pixels.update(repeating: 0, count: scanout.pixelCount)
+        let renderer = try TextRenderer(pixelHeight: 18)
+        let strips = [renderer.render("12:34"), renderer.render("Lyon, France")]
+        let saved = try #require(
+            OverlayPainter.paint(
+                strips, corner: .topRight, look: look, canvas: canvas, rotation: rotation, into: painted.pixels,
+                stride: scanout.width))
+        let rect = try #require(
+            OverlayPainter.paintLayer(
+                strips, corner: .topRight, look: look, canvas: canvas, rotation: rotation, into: layer.pixels,
+                stride: scanout.width))
+        #expect(rect == saved.rect)
+        var worst = 0
+        var covered = 0
+        for index in 0..<scanout.pixelCount {
+            let over = layer.pixels[index]
+            let alpha = Int(over >> 24)
+            if alpha > 0 { covered += 1 }
+            let (x, y) = (index % scanout.width, index / scanout.width)
+            let inside = x >= rect.x && x < rect.x + rect.width && y >= rect.y && y < rect.y + rect.height
+            if !inside { #expect(over == 0) }
+            for shift: UInt32 in [0, 8, 16] {
+                let light = Int(over >> shift & 0xFF)
+                let under = Int(picture.pixels[index] >> shift & 0xFF)
+                let composed = light + (under * (255 - alpha) + 127) / 255
+                worst = max(worst, abs(composed - Int(painted.pixels[index] >> shift & 0xFF)))
+            }
+        }
+        #expect(covered > 200)
+        // Rounding: the painter rounds twice (shadow or plate, then the text), the layer once more on its alpha.
+        #expect(worst <= 2, "worst difference \(worst)")
+    }
+}
