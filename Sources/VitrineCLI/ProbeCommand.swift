@@ -223,12 +223,11 @@ struct ProbeCommand {
     private func clipPlanes(device: DRMDevice, connector: DRMConnector, planes: [DisplayPlane]) -> (
         line: String, json: JSONWriter.Value
     ) {
-        guard let crtc = device.crtc(for: connector), let index = device.crtcIndex(of: crtc),
-            let chosen = VideoPlanes.choose(from: planes, crtcIndex: index)
-        else {
-            return ("converted to XRGB8888 on the CPU (no primary plane here takes NV12 or YUV420)", .null)
+        guard let crtc = device.crtc(for: connector), let chosen = device.clipPlanes(crtc: crtc, planes: planes) else {
+            return ("converted to XRGB8888 on the CPU (no primary plane here takes NV12)", .null)
         }
-        let text = chosen.text.map { "captions and clock on plane \($0)" } ?? "no plane above it for captions and clock"
+        // The plane above is found but not used yet: the clock or MQTT's texts in the corner keep a clip in RGB.
+        let text = chosen.text.map { "plane \($0) above it takes ARGB" } ?? "no ARGB plane above it"
         return (
             "\(FourCC.name(chosen.format)) on primary plane \(chosen.video), \(text)",
             .object([

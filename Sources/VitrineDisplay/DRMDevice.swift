@@ -261,6 +261,17 @@ public final class DRMDevice {
         return found
     }
 
+    /// The planes a clip's pictures take on CRTC `crtc`, when its primary plane takes NV12, the format clips are
+    /// scaled into (`VideoPlanes.choose` also names YUV420, which no clip is made in yet); `planes` when already
+    /// listed. The player (`PlanarScanout`) and `vitrine probe` both ask here.
+    public func clipPlanes(crtc: UInt32, planes: [DisplayPlane]? = nil) -> VideoPlanes? {
+        guard let index = crtcIndex(of: crtc),
+            let chosen = VideoPlanes.choose(from: planes ?? self.planes(), crtcIndex: index),
+            chosen.format == FourCC.nv12
+        else { return nil }
+        return chosen
+    }
+
     /// Asks for atomic modesetting on this descriptor; false where the driver has none.
     public func enableAtomic() -> Bool { drmSetClientCap(descriptor, VITRINE_DRM_CLIENT_CAP_ATOMIC, 1) == 0 }
 

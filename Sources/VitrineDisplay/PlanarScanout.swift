@@ -56,9 +56,7 @@ final class PlanarScanout {
     /// Nil when the CRTC's primary plane takes no Y'CbCr, the driver has no atomic modesetting, or the plane lacks
     /// the properties a commit needs; the display then converts clips on the CPU as for any screen.
     init?(device: DRMDevice, crtc: UInt32, size: Size, bufferCount: Int, budget: MemoryBudget, log: EventLog) {
-        guard Frame.byteCount(size, .nv12) != nil, let index = device.crtcIndex(of: crtc),
-            let chosen = VideoPlanes.choose(from: device.planes(), crtcIndex: index), chosen.format == FourCC.nv12,
-            device.enableAtomic()
+        guard Frame.byteCount(size, .nv12) != nil, let chosen = device.clipPlanes(crtc: crtc), device.enableAtomic()
         else { return nil }
         let properties = device.propertyIDs(ofPlane: chosen.video)
         guard let framebuffer = properties["FB_ID"] else { return nil }
@@ -104,22 +102,14 @@ final class PlanarScanout {
         return true
     }
 
-    /// The NV12 picture of buffer `buffer` as RGB rows at `pixels` (text is to be drawn over it).
+    /// The NV12 picture of buffer `buffer` as RGB rows at `pixels` (text is to be drawn over it), read straight from
+    /// the dumb buffer.
     func unpack(_ buffer: Int, into pixels: UnsafeMutableRawPointer, pitch: Int) -> Bool {
-        guard let twin = twins[buffer], let encoding = shows[buffer],
-            let picture = try? Frame(size: size, budget: budget, purpose: "a clip picture turned to RGB", layout: .nv12)
-        else { return false }
-        for row in 0..<size.height {
-            (picture.luma + row * size.width).update(
-                from: (twin.pixels + row * twin.pitch).assumingMemoryBound(to: UInt8.self), count: size.width)
-        }
-        let chroma = twin.pixels + twin.pitch * size.height
-        for row in 0..<size.height / 2 {
-            (picture.chroma + row * size.width).update(
-                from: (chroma + row * twin.pitch).assumingMemoryBound(to: UInt8.self), count: size.width)
-        }
-        picture.encoding = encoding
-        return PlanarFrames.unpack(picture, into: pixels, pitch: pitch)
+        guard let twin = twins[buffer], let encoding = shows[buffer] else { return false }
+        let luma = twin.pixels.assumingMemoryBound(to: UInt8.self)
+        return PlanarFrames.unpack(
+            luma: luma, chroma: luma + twin.pitch * size.height, stride: twin.pitch, size: size, encoding: encoding,
+            into: pixels, pitch: pitch)
     }
 
     /// Buffer `buffer` was painted in RGB: its twin, if any, goes.

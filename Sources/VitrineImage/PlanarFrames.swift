@@ -17,16 +17,28 @@ public enum PlanarFrames {
 
     /// Writes the NV12 `source` as XRGB rows at `pixels`, `pitch` bytes apart, in the frame's own encoding.
     public static func unpack(_ source: Frame, into pixels: UnsafeMutableRawPointer, pitch: Int) -> Bool {
-        guard source.layout == .nv12, loaded else { return false }
-        return vitrine_sws_nv12_convert(
-            Int32(source.size.width), Int32(source.size.height), 0, ClipScaler.swsMatrix(source.encoding.matrix),
-            source.encoding.fullRange ? 1 : 0, pixels.assumingMemoryBound(to: UInt8.self), Int32(pitch),
-            source.luma, source.chroma, Int32(source.size.width)) == 0
+        guard source.layout == .nv12 else { return false }
+        return unpack(
+            luma: source.luma, chroma: source.chroma, stride: source.size.width, size: source.size,
+            encoding: source.encoding, into: pixels, pitch: pitch)
     }
 
-    /// libswscale, loaded when first needed (a clip played on a plane has loaded it already).
+    /// The same from NV12 planes anywhere (a scanout buffer's, `stride` bytes a row for both).
+    public static func unpack(
+        luma: UnsafeMutablePointer<UInt8>, chroma: UnsafeMutablePointer<UInt8>, stride: Int, size: Size,
+        encoding: YCbCrEncoding, into pixels: UnsafeMutableRawPointer, pitch: Int
+    ) -> Bool {
+        guard loaded else { return false }
+        return vitrine_sws_nv12_convert(
+            Int32(size.width), Int32(size.height), 0, ClipScaler.swsMatrix(encoding.matrix), encoding.fullRange ? 1 : 0,
+            pixels.assumingMemoryBound(to: UInt8.self), Int32(pitch), luma, chroma, Int32(stride)) == 0
+    }
+
+    /// libswscale, loaded when first needed. An NV12 frame exists only once a clip has loaded it (`ClipFile`), so on
+    /// the player's loop this never opens a file.
     private static var loaded: Bool {
-        (try? LazyLibrary.avutil.load()) != nil && (try? LazyLibrary.swscale.load()) != nil
+        if LazyLibrary.avutil.isLoaded && LazyLibrary.swscale.isLoaded { return true }
+        return (try? LazyLibrary.avutil.load()) != nil && (try? LazyLibrary.swscale.load()) != nil
     }
 
     /// An XRGB copy of `frame` (itself copied when it is XRGB), charged to `budget`; nil when it does not fit or

@@ -162,9 +162,15 @@ def run(vitrine):
         vm.run("echo auto > /sys/kernel/debug/dri/0/crtc-0/crc/control")
         vm.spawn("crc", "exec /usr/bin/python3 /share/crc.py /tmp/crc.txt")
         until(lambda: len(ENDED.findall(text())) >= 2, 60)
-        # The next photo on screen, and time for the reader (which lags the vblanks under this load) to catch up.
+        # The next photo on screen, and the reader (which lags the vblanks under this load) past the moment it came.
         until(lambda: text().count("stats: slide Planes/4-white") >= 2, 10)
-        time.sleep(1)
+        shown_at = [float(m) for m in re.findall(r"stats: slide Planes/4-white .* at ([0-9.]+)", text())]
+
+        def reader_caught_up():
+            rc, last = vm.run("tail -n 1 /tmp/crc.txt")
+            stamp = last.split()[0] if rc == 0 and last.split() else ""
+            return len(shown_at) >= 2 and stamp.replace(".", "", 1).isdigit() and float(stamp) >= shown_at[1] + 0.2
+        until(reader_caught_up, 10)
         vm.stop("crc")
         rc, out = vm.stop("player")
         vm.run("cp /tmp/crc.txt /share/crc.txt")

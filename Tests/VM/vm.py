@@ -186,7 +186,7 @@ class VM:
     """A booted guest; use as a context manager. Attributes: share (host folder = guest /share), boot_seconds."""
 
     def __init__(self, device="virtio", width=800, height=480, memory_mb=1024, share=None, boot_timeout=120,
-                 inputs=False, preload=(), insmod=(), cpus=1, newer=False, append=""):
+                 inputs=False, preload=(), insmod=(), cpus=1, newer=False):
         if device not in DRIVERS:
             raise ValueError(f"device must be one of {sorted(DRIVERS)}")
         self.device, self.width, self.height, self.memory_mb = device, width, height, memory_mb
@@ -200,7 +200,6 @@ class VM:
         self.cpus = cpus
         # newer: boot the kernel newer_kernel.sh unpacks (vkms with Y'CbCr planes) instead of the host's /boot one.
         self.newer = newer
-        self.append = append  # more of the kernel command line, e.g. "vkms.enable_overlay=1"
         self._modules = None
         self.share = share
         self.boot_seconds = None
@@ -236,7 +235,6 @@ class VM:
         preload = f" vm.preload={','.join(self.preload)}" if self.preload else ""
         preload += f" vm.insmod={','.join(self.insmod)}" if self.insmod else ""
         preload += f" vm.modules={self._modules}" if self._modules else ""
-        preload += f" {self.append}" if self.append else ""
         return [
             QEMU, "-nodefaults", "-no-user-config",
             # avx2=off: QEMU 7.2's TCG runs dav1d's AVX2 code wrong (an AVIF decodes to smeared blocks in the
