@@ -185,3 +185,59 @@ def pip_tool(venv, package, version, tool):
     if installed() != version or not os.path.exists(path):
         return None, f"{package} {version} did not install {path}"
     return path, None
+
+
+DEJAVU = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+
+
+def pillow_reads_clock(image, expected):
+    """An oracle outside Vitrine for the clock in the top-right corner: reads the first line of near-white text
+    there glyph by glyph, each against the characters "0123456789:" drawn by Pillow in DejaVu Sans at the line's
+    ink height and scaled to the glyph's box (the nearest wins). Returns (whether it reads `expected`, what it
+    read, how far the nearest other character was behind on average)."""
+    from PIL import Image, ImageChops, ImageDraw, ImageFont
+    mask = image.convert("L").point(lambda v: 255 if v >= 170 else 0)
+    region = mask.crop((image.width // 2, 0, image.width, image.height // 2))
+    data, (width, height) = region.load(), region.size
+    rows = [any(data[x, y] for x in range(width)) for y in range(height)]
+    top = next((y for y, filled in enumerate(rows) if filled), None)
+    if top is None:
+        return False, "nothing", 0.0
+    bottom = top
+    while bottom + 1 < height and rows[bottom + 1]:
+        bottom += 1
+    line = region.crop((0, top, width, bottom + 1)).convert("1")
+    pixels = line.load()
+    columns = [any(pixels[x, y] for y in range(line.height)) for x in range(line.width)]
+    glyphs, start = [], None
+    for x, inked in enumerate(columns + [False]):
+        if inked and start is None:
+            start = x
+        elif not inked and start is not None:
+            glyph = line.crop((start, 0, x, line.height))
+            glyphs.append(glyph.crop(glyph.getbbox()))
+            start = None
+    # The font size whose digits have the line's ink height.
+    size = line.height
+    for _ in range(6):
+        box = ImageFont.truetype(DEJAVU, size).getbbox("0123456789")
+        size = max(4, round(size * line.height / max(1, box[3] - box[1])))
+    font = ImageFont.truetype(DEJAVU, size)
+
+    def template(character, box_size):
+        box = font.getbbox(character)
+        canvas = Image.new("L", (box[2] - box[0] + 4, box[3] - box[1] + 4), 0)
+        ImageDraw.Draw(canvas).text((2 - box[0], 2 - box[1]), character, font=font, fill=255)
+        canvas = canvas.point(lambda v: 255 if v >= 128 else 0)
+        return canvas.crop(canvas.getbbox()).resize(box_size, Image.NEAREST).convert("1")
+
+    def iou(a, b):
+        both = sum(1 for v in ImageChops.logical_and(a, b).getdata() if v)
+        either = sum(1 for v in ImageChops.logical_or(a, b).getdata() if v)
+        return both / max(1, either)
+    read, margins = "", []
+    for glyph in glyphs:
+        scores = sorted(((iou(glyph, template(c, glyph.size)), c) for c in "0123456789:"), reverse=True)
+        read += scores[0][1]
+        margins.append(scores[0][0] - scores[1][0])
+    return read == expected, read, sum(margins) / max(1, len(margins))

@@ -40,29 +40,27 @@ static inline int vitrine_drm_create_dumb_bpp(int fd, uint32_t width, uint32_t h
     return 0;
 }
 
-/* A non-blocking atomic commit of one plane's framebuffer (and, where the property ids are not 0, its Y'CbCr
- * encoding and range) with a flip event carrying `serial`. 0, or -1 with errno (EBUSY: a flip is pending). */
-static inline int vitrine_drm_atomic_flip(int fd, uint32_t plane, uint32_t fb_property, uint32_t fb,
-                                          uint32_t encoding_property, uint64_t encoding, uint32_t range_property,
-                                          uint64_t range, uint64_t serial) {
+static const uint32_t VITRINE_DRM_FORMAT_ARGB8888 = DRM_FORMAT_ARGB8888;
+
+/* An atomic commit of `count` (object, property, value) settings. `flip`: non-blocking, with a flip event carrying
+ * `serial`; else it blocks until the kernel has applied it. 0, or -1 with errno (EBUSY: a flip is pending). */
+static inline int vitrine_drm_atomic_commit(int fd, const uint32_t *objects, const uint32_t *properties,
+                                            const uint64_t *values, int count, int flip, uint64_t serial) {
     drmModeAtomicReq *request = drmModeAtomicAlloc();
     if (request == NULL) {
         errno = ENOMEM;
         return -1;
     }
-    int added = drmModeAtomicAddProperty(request, plane, fb_property, fb);
-    if (added >= 0 && encoding_property != 0) {
-        added = drmModeAtomicAddProperty(request, plane, encoding_property, encoding);
-    }
-    if (added >= 0 && range_property != 0) {
-        added = drmModeAtomicAddProperty(request, plane, range_property, range);
+    int added = 0;
+    for (int index = 0; index < count && added >= 0; index++) {
+        added = drmModeAtomicAddProperty(request, objects[index], properties[index], values[index]);
     }
     int result = -1;
     if (added < 0) {
         errno = -added;
     } else {
-        result = drmModeAtomicCommit(fd, request, DRM_MODE_ATOMIC_NONBLOCK | DRM_MODE_PAGE_FLIP_EVENT,
-                                     (void *)(uintptr_t)serial);
+        uint32_t flags = flip ? DRM_MODE_ATOMIC_NONBLOCK | DRM_MODE_PAGE_FLIP_EVENT : 0;
+        result = drmModeAtomicCommit(fd, request, flags, (void *)(uintptr_t)serial);
         if (result != 0) {
             result = -1; /* libdrm returns -errno and leaves errno set */
         }

@@ -226,8 +226,9 @@ struct ProbeCommand {
         guard let crtc = device.crtc(for: connector), let chosen = device.clipPlanes(crtc: crtc, planes: planes) else {
             return ("converted to XRGB8888 on the CPU (no primary plane here takes NV12)", .null)
         }
-        // The plane above is found but not used yet: the clock or MQTT's texts in the corner keep a clip in RGB.
-        let text = chosen.text.map { "plane \($0) above it takes ARGB" } ?? "no ARGB plane above it"
+        let text =
+            chosen.text.map { "the corner's text on plane \($0) above it, as ARGB" }
+            ?? "no ARGB plane above it: a clip with the clock or texts in the corner is turned into RGB"
         return (
             "\(FourCC.name(chosen.format)) on primary plane \(chosen.video), \(text)",
             .object([

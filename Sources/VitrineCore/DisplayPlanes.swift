@@ -123,11 +123,14 @@ public struct VideoPlanes: Sendable, Equatable {
     public var format: UInt32
     /// A plane above the video that takes ARGB8888, for what is drawn over a clip; nil when there is none.
     public var text: UInt32?
+    /// The `zpos` to give the text plane, when its own is not above the video's; nil when it is (or there is none).
+    public var textStacking: UInt64?
 
-    public init(video: UInt32, format: UInt32, text: UInt32?) {
+    public init(video: UInt32, format: UInt32, text: UInt32?, textStacking: UInt64? = nil) {
         self.video = video
         self.format = format
         self.text = text
+        self.textStacking = textStacking
     }
 
     /// The planes for the CRTC at `crtcIndex`, or nil when its primary plane takes neither NV12 nor YUV420.
@@ -145,7 +148,14 @@ public struct VideoPlanes: Sendable, Equatable {
         let text = usable.first { plane in
             plane.kind == .overlay && plane.formats.contains(FourCC.argb8888) && isAbove(plane, primary)
         }
-        return VideoPlanes(video: primary.id, format: format, text: text?.id)
+        return VideoPlanes(
+            video: primary.id, format: format, text: text?.id, textStacking: text.flatMap { raise($0, above: primary) })
+    }
+
+    /// The `zpos` that puts `plane` just above `primary`; nil when it is there already.
+    private static func raise(_ plane: DisplayPlane, above primary: DisplayPlane) -> UInt64? {
+        guard let over = plane.stacking, let under = primary.stacking, over.value <= under.value else { return nil }
+        return max(over.range.lowerBound, under.value + 1)
     }
 
     /// Without `zpos` the kernel stacks overlays over the primary; with it, the overlay must be above or be

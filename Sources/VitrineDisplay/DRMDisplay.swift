@@ -1,6 +1,7 @@
 import CDRM
 import CLinux
 import VitrineCore
+import VitrineImage
 import VitrinePlatform
 
 #if canImport(Glibc)
@@ -13,14 +14,6 @@ import VitrinePlatform
 /// completion events, as the display state machine asks. On close the CRTC that was there before (the console,
 /// usually) is put back and everything is freed in reverse order.
 public final class DRMDisplay: DisplayExecutor {
-    struct Buffer {
-        var handle: UInt32
-        var pitch: Int
-        var bytes: Int
-        var framebuffer: UInt32
-        var pixels: UnsafeMutableRawPointer
-    }
-
     public private(set) var size: Size
     public let connector: DRMConnector
     public private(set) var mode: DRMMode
@@ -35,7 +28,7 @@ public final class DRMDisplay: DisplayExecutor {
     private let device: DRMDevice
     private let crtc: UInt32
     private let saved: UnsafeMutablePointer<drmModeCrtc>?
-    private var buffers: [Buffer] = []
+    private var buffers: [DumbBuffer] = []
     private let log: EventLog
     private var charge: MemoryBudget.Charge?
     private let budget: MemoryBudget
@@ -73,7 +66,10 @@ public final class DRMDisplay: DisplayExecutor {
         planar = PlanarScanout(
             device: device, crtc: crtc, size: size, bufferCount: bufferCount, budget: budget, log: log)
         if let planar {
-            log("\(device.path): clips go to primary plane \(planar.plane) as NV12; the plane converts their colours")
+            let text = planar.corner.map { "; the corner's text to plane \($0.plane) above them" } ?? ""
+            log(
+                "\(device.path): clips go to primary plane \(planar.plane) as NV12; the plane converts their colours"
+                    + text)
         }
         // No modeset yet: the first picture sets the mode, so a start inside the schedule's off hours never lights
         // the panel.
@@ -89,63 +85,41 @@ public final class DRMDisplay: DisplayExecutor {
 
     deinit { close(flipInFlight: false) }
 
-    private func makeBuffer() throws(PlayError) -> Buffer {
-        var handle: UInt32 = 0
-        var pitch: UInt32 = 0
-        var bytes: UInt64 = 0
-        let fd = device.descriptor
-        guard vitrine_drm_create_dumb(fd, UInt32(size.width), UInt32(size.height), &handle, &pitch, &bytes) == 0 else {
-            throw PlayError("\(RuntimeError.last("create a \(size) dumb buffer", path: device.path))")
-        }
-        var offset: UInt64 = 0
-        guard vitrine_drm_map_dumb(fd, handle, &offset) == 0,
-            let pixels = vitrine_mmap_shared(fd, Int(bytes), offset)
-        else {
-            let failure = RuntimeError.last("map a dumb buffer", path: device.path)
-            // Cleaning up after the failure that is reported: a second error would add nothing.
-            _ = vitrine_drm_destroy_dumb(fd, handle)
-            throw PlayError("\(failure)")
-        }
-        var framebuffer: UInt32 = 0
-        var handles: (UInt32, UInt32, UInt32, UInt32) = (handle, 0, 0, 0)
-        var pitches: (UInt32, UInt32, UInt32, UInt32) = (pitch, 0, 0, 0)
-        var offsets: (UInt32, UInt32, UInt32, UInt32) = (0, 0, 0, 0)
-        let added = withUnsafePointer(to: &handles.0) { handlesPointer in
-            withUnsafePointer(to: &pitches.0) { pitchesPointer in
-                withUnsafePointer(to: &offsets.0) { offsetsPointer in
-                    drmModeAddFB2(
-                        fd, UInt32(size.width), UInt32(size.height), VITRINE_DRM_FORMAT_XRGB8888, handlesPointer,
-                        pitchesPointer, offsetsPointer, &framebuffer, 0)
-                }
-            }
-        }
-        guard added == 0 else {
-            let failure = RuntimeError.last("add an XRGB8888 framebuffer", path: device.path)
-            munmap(pixels, Int(bytes))
-            _ = vitrine_drm_destroy_dumb(fd, handle)
-            throw PlayError("\(failure)")
-        }
-        memset(pixels, 0, Int(bytes))
-        return Buffer(handle: handle, pitch: Int(pitch), bytes: Int(bytes), framebuffer: framebuffer, pixels: pixels)
+    private func makeBuffer() throws(PlayError) -> DumbBuffer {
+        let made = try DumbBuffer(device: device, size: size, format: .xrgb8888)
+        memset(made.pixels, 0, made.bytes)
+        return made
     }
 
     public func paint(_ content: DisplayContent, buffer: Int, front: Int) {
         var content = content
         if let planar {
+            _ = planar.corner?.show(nil, buffer: buffer)
             if case .frame(let frame, _) = content, frame.layout == .nv12, planar.paint(frame, buffer: buffer) {
                 return
             }
-            // Text over a picture the plane shows: that picture in RGB first, then the text over all of it.
-            if case .overlay(_, let draw) = content, buffer != front, planar.holdsNV12(front),
-                planar.unpack(front, into: buffers[buffer].pixels, pitch: buffers[buffer].pitch)
-            {
-                content = .overlay(copying: [], draw)
+            if case .overlay(let rects, let draw) = content, buffer != front {
+                if planar.holdsNV12(front),
+                    planar.unpack(front, into: buffers[buffer].pixels, pitch: buffers[buffer].pitch)
+                {
+                    // Text over a picture the plane shows: that picture in RGB first, then the text over all of it.
+                    content = .overlay(copying: [], draw)
+                } else if rects != nil, planar.holdsNV12(buffer) {
+                    // The buffer's RGB pixels are older than the NV12 picture it last showed: all of the front.
+                    content = .overlay(copying: nil, draw)
+                }
             }
         }
         _ = content.paint(
             into: buffers[buffer].pixels, pitch: buffers[buffer].pitch, size: size,
             front: UnsafeRawPointer(buffers[front].pixels))
         planar?.paintedRGB(buffer)
+    }
+
+    public var takesCornerLayer: Bool { planar?.corner != nil }
+
+    public func showLayer(_ layer: CornerLayer, buffer: Int) -> Bool {
+        planar?.corner?.show(layer, buffer: buffer) ?? false
     }
 
     public func flip(buffer: Int, serial: UInt64) -> DisplayMachine<DisplayContent>.Refusal? {
@@ -175,6 +149,7 @@ public final class DRMDisplay: DisplayExecutor {
             saidModesetFailure = true
             log(.warning, "\(RuntimeError.last("set mode \(mode) on \(connector.name)", path: device.path))")
         }
+        planar?.modesetDone(buffer)
         return true
     }
 
@@ -281,12 +256,7 @@ public final class DRMDisplay: DisplayExecutor {
     }
 
     private func freeBuffers() {
-        for buffer in buffers.reversed() {
-            // Freeing: the kernel drops them with the descriptor anyway, so a refusal leaks nothing.
-            _ = drmModeRmFB(device.descriptor, buffer.framebuffer)
-            munmap(buffer.pixels, buffer.bytes)
-            _ = vitrine_drm_destroy_dumb(device.descriptor, buffer.handle)
-        }
+        for buffer in buffers.reversed() { buffer.free() }
         buffers = []
     }
 }

@@ -1,4 +1,5 @@
 import VitrineCore
+import VitrineImage
 import VitrinePlatform
 
 /// The display state machine wired to the screen that executes its actions, with the timer it asks for (flip
@@ -66,10 +67,12 @@ public final class DisplayController {
     public var canPrepare: Bool { machine.canPrepare }
     /// Whether a crossfade can be shown now: lit, two buffers, flips completing.
     public var canFade: Bool { machine.isLit && machine.blendsCleanly && executor.blendsCleanly }
-    /// Whether a clip's pictures may come as NV12: a plane converts them, and no corner text (the clock, MQTT's
-    /// texts) is painted into every picture (NV12 frames would have to be turned into RGB for it, the work the
-    /// plane saves; a corner that appears mid-clip is painted so, on pictures turned into RGB).
-    public var takesPlanarClips: Bool { executor.takesPlanarFrames && corner?.overlay.corner == nil }
+    /// Whether a clip's pictures may come as NV12: a plane converts them, and the corner's text (the clock, MQTT's
+    /// texts), if any, goes on a plane above them. Painted into every picture, it would have them turned into RGB,
+    /// the work the plane saves; a corner that appears mid-clip where there is no such plane is painted so.
+    public var takesPlanarClips: Bool {
+        executor.takesPlanarFrames && (corner?.overlay.corner == nil || executor.takesCornerLayer)
+    }
     /// Whether this screen can change a picture in steps without tearing at all (two buffers flipped on vblank).
     public var blendsCleanly: Bool { executor.blendsCleanly }
 
@@ -157,12 +160,24 @@ public final class DisplayController {
             }
             guard case .overlay(_, let draw) = picture else {
                 let painted = picture.shown.picture
-                // Only where the corner shows something: an NV12 clip picture decorated would be turned into RGB.
+                // Only where the corner shows something: an NV12 clip picture decorated would be turned into RGB, so
+                // its text goes on the plane above where there is one.
                 if let corner, corner.overlay.corner != nil {
-                    picture = .decorated(picture) { pixels, _, stride in
+                    let decorated = DisplayContent.decorated(picture) { pixels, _, stride in
                         corner.overlay.decorate(
                             canvas: corner.canvas, rotation: corner.rotation, pixels: pixels, stride: stride)
                     }
+                    if executor.takesCornerLayer, case .frame(let frame, _) = picture, frame.layout == .nv12 {
+                        executor.paint(picture, buffer: buffer, front: front)
+                        if let layer = corner.overlay.cornerLayer(canvas: corner.canvas, rotation: corner.rotation),
+                            !executor.showLayer(layer, buffer: buffer)
+                        {
+                            executor.paint(decorated, buffer: buffer, front: front)
+                        }
+                        if let painted { screen.painted(painted, into: buffer) }
+                        return
+                    }
+                    picture = decorated
                 }
                 executor.paint(picture, buffer: buffer, front: front)
                 if let painted { screen.painted(painted, into: buffer) }

@@ -1,4 +1,5 @@
 import VitrineCore
+import VitrineImage
 
 /// A screen as the display state machine drives it: the DRM output, fbdev, or the headless stand-in. It keeps
 /// its handles and buffers and does what it is told; when, and whether, is the machine's (`DisplayMachine`).
@@ -37,11 +38,18 @@ public protocol DisplayExecutor: AnyObject {
     func close(flipInFlight: Bool)
     /// Whether NV12 frames (a clip's pictures) may be painted: a plane scans them out and converts the colours.
     var takesPlanarFrames: Bool { get }
+    /// Whether the corner's text can go on a plane above a clip's NV12 picture (`showLayer`).
+    var takesCornerLayer: Bool { get }
+    /// The corner's text over the picture just painted into `buffer`, on the plane above it, from that buffer's
+    /// next flip on (a paint takes it off again). False when it could not be placed: the caller paints it in.
+    func showLayer(_ layer: CornerLayer, buffer: Int) -> Bool
 }
 
 extension DisplayExecutor {
     public var snapshots: SnapshotWriter? { nil }
     public var takesPlanarFrames: Bool { false }
+    public var takesCornerLayer: Bool { false }
+    public func showLayer(_ layer: CornerLayer, buffer: Int) -> Bool { false }
     public var blendsCleanly: Bool { bufferCount >= 2 }
     public var refreshPeriod: Double? { nil }
     public func dropMaster() {}

@@ -14,30 +14,9 @@ import VitrinePlatform
 /// no matrix per pixel). Each of the display's buffers gets an NV12 twin when it first takes such a picture; the
 /// twin is freed when the buffer takes an RGB picture again, which is safe then: the display machine paints only a
 /// buffer that is neither on screen nor being flipped to. Flips are atomic commits of the plane's FB_ID, with its
-/// COLOR_ENCODING and COLOR_RANGE for NV12: a legacy page flip may not change a framebuffer's format.
+/// COLOR_ENCODING and COLOR_RANGE for NV12: a legacy page flip may not change a framebuffer's format. The same
+/// commits carry the corner's text on the plane above, where there is one (`CornerPlane`).
 final class PlanarScanout {
-    /// One NV12 dumb buffer and its framebuffer; its bytes stay charged to the budget while it exists.
-    private final class Buffer {
-        let handle: UInt32
-        let pitch: Int
-        let bytes: Int
-        let framebuffer: UInt32
-        let pixels: UnsafeMutableRawPointer
-        private let charge: MemoryBudget.Charge
-
-        init(
-            handle: UInt32, pitch: Int, bytes: Int, framebuffer: UInt32, pixels: UnsafeMutableRawPointer,
-            charge: consuming MemoryBudget.Charge
-        ) {
-            self.handle = handle
-            self.pitch = pitch
-            self.bytes = bytes
-            self.framebuffer = framebuffer
-            self.pixels = pixels
-            self.charge = charge
-        }
-    }
-
     private typealias Property = (id: UInt32, entries: [String: UInt64])
 
     let plane: UInt32
@@ -48,10 +27,13 @@ final class PlanarScanout {
     private let framebufferProperty: UInt32
     private let encodingProperty: Property?
     private let rangeProperty: Property?
-    private var twins: [Buffer?]
+    /// Per display buffer, its NV12 twin, charged to the budget while it exists.
+    private var twins: [DumbBuffer?]
     /// Per buffer: the encoding of the NV12 picture it holds, nil when it holds RGB.
     private var shows: [YCbCrEncoding?]
     private var saidFailure = false
+    /// The corner's text over a clip, where a plane above takes ARGB; nil where none does.
+    let corner: CornerPlane?
 
     /// Nil when the CRTC's primary plane takes no Y'CbCr, the driver has no atomic modesetting, or the plane lacks
     /// the properties a commit needs; the display then converts clips on the CPU as for any screen.
@@ -70,6 +52,9 @@ final class PlanarScanout {
         rangeProperty = properties["COLOR_RANGE"]
         twins = Array(repeating: nil, count: bufferCount)
         shows = Array(repeating: nil, count: bufferCount)
+        corner = CornerPlane(
+            device: device, crtc: crtc, planes: chosen, screen: size, bufferCount: bufferCount, budget: budget, log: log
+        )
     }
 
     func holdsNV12(_ buffer: Int) -> Bool { shows[buffer] != nil }
@@ -115,10 +100,8 @@ final class PlanarScanout {
     /// Buffer `buffer` was painted in RGB: its twin, if any, goes.
     func paintedRGB(_ buffer: Int) {
         shows[buffer] = nil
-        if let twin = twins[buffer] {
-            free(twin)
-            twins[buffer] = nil
-        }
+        twins[buffer]?.free()
+        twins[buffer] = nil
     }
 
     /// The framebuffer buffer `buffer` shows: its twin's while it holds NV12.
@@ -126,35 +109,53 @@ final class PlanarScanout {
         shows[buffer] != nil ? twins[buffer]?.framebuffer ?? rgb : rgb
     }
 
-    /// Flips to buffer `buffer` (its twin or `rgb`): 0, or the errno of the refusal.
+    /// Flips to buffer `buffer` (its twin or `rgb`, and the corner's layer over it or none): 0, or the errno of the
+    /// refusal.
     func flip(_ buffer: Int, rgb: UInt32, serial: UInt64) -> Int32 {
-        let target = framebuffer(buffer, rgb: rgb)
-        var encoding: (UInt32, UInt64) = (0, 0)
-        var range: (UInt32, UInt64) = (0, 0)
+        var settings: [(UInt32, UInt32, UInt64)] = [(plane, framebufferProperty, UInt64(framebuffer(buffer, rgb: rgb)))]
         if let shown = shows[buffer] {
             if let property = encodingProperty, let value = property.entries[shown.encodingName] {
-                encoding = (property.id, value)
+                settings.append((plane, property.id, value))
             }
             if let property = rangeProperty, let value = property.entries[shown.rangeName] {
-                range = (property.id, value)
+                settings.append((plane, property.id, value))
             }
         }
-        let result = vitrine_drm_atomic_flip(
-            device.descriptor, plane, framebufferProperty, target, encoding.0, encoding.1, range.0, range.1, serial)
-        return result == 0 ? 0 : errno
+        settings += corner?.settings(for: buffer) ?? []
+        guard commit(settings, flip: true, serial: serial) else { return errno }
+        corner?.committed(buffer)
+        return 0
     }
 
-    /// Frees every twin; the owner calls it before the device's descriptor closes, with no flip in flight.
+    /// After a legacy modeset to buffer `buffer` (which sets the primary plane only): the corner's plane as that
+    /// buffer wants it, in a commit that waits for the kernel.
+    func modesetDone(_ buffer: Int) {
+        guard let corner else { return }
+        let settings = corner.settings(for: buffer)
+        // Refused, the text is off for the moment: the next picture's flip carries the plane's settings again.
+        if !settings.isEmpty, commit(settings, flip: false, serial: 0) { corner.committed(buffer) }
+    }
+
+    /// Frees every twin and layer buffer; the owner calls it before the device's descriptor closes, with no flip in
+    /// flight.
     func freeAll() {
         for index in twins.indices {
-            if let twin = twins[index] { free(twin) }
+            twins[index]?.free()
             twins[index] = nil
             shows[index] = nil
         }
+        corner?.freeAll()
     }
 
-    private func makeTwin() throws(PlayError) -> Buffer {
-        let fd = device.descriptor
+    private func commit(_ settings: [(UInt32, UInt32, UInt64)], flip: Bool, serial: UInt64) -> Bool {
+        let objects = settings.map(\.0)
+        let properties = settings.map(\.1)
+        let values = settings.map(\.2)
+        return vitrine_drm_atomic_commit(
+            device.descriptor, objects, properties, values, Int32(settings.count), flip ? 1 : 0, serial) == 0
+    }
+
+    private func makeTwin() throws(PlayError) -> DumbBuffer {
         guard let bytes = Frame.byteCount(size, .nv12) else { throw PlayError("an NV12 buffer of \(size)") }
         let charge: MemoryBudget.Charge
         do {
@@ -162,46 +163,6 @@ final class PlanarScanout {
         } catch {
             throw PlayError("\(error)")
         }
-        var handle: UInt32 = 0
-        var pitch: UInt32 = 0
-        var total: UInt64 = 0
-        // One byte a pixel, half as many rows again for the chroma: the Y' plane then the CbCr plane.
-        guard
-            vitrine_drm_create_dumb_bpp(
-                fd, UInt32(size.width), UInt32(size.height + size.height / 2), 8, &handle, &pitch, &total) == 0
-        else {
-            throw PlayError("\(RuntimeError.last("create an NV12 \(size) dumb buffer", path: device.path))")
-        }
-        var offset: UInt64 = 0
-        guard vitrine_drm_map_dumb(fd, handle, &offset) == 0, let pixels = vitrine_mmap_shared(fd, Int(total), offset)
-        else {
-            let failure = RuntimeError.last("map an NV12 dumb buffer", path: device.path)
-            _ = vitrine_drm_destroy_dumb(fd, handle)
-            throw PlayError("\(failure)")
-        }
-        var framebuffer: UInt32 = 0
-        // Arrays, not tuples: the kernel reads all four entries, and a tuple element's address is not the tuple's.
-        let handles: [UInt32] = [handle, handle, 0, 0]
-        let pitches: [UInt32] = [pitch, pitch, 0, 0]
-        let offsets: [UInt32] = [0, pitch * UInt32(size.height), 0, 0]
-        let added = drmModeAddFB2(
-            fd, UInt32(size.width), UInt32(size.height), VITRINE_DRM_FORMAT_NV12, handles, pitches, offsets,
-            &framebuffer, 0)
-        guard added == 0 else {
-            let failure = RuntimeError.last("add an NV12 framebuffer", path: device.path)
-            munmap(pixels, Int(total))
-            _ = vitrine_drm_destroy_dumb(fd, handle)
-            throw PlayError("\(failure)")
-        }
-        return Buffer(
-            handle: handle, pitch: Int(pitch), bytes: Int(total), framebuffer: framebuffer, pixels: pixels,
-            charge: charge)
-    }
-
-    private func free(_ twin: Buffer) {
-        // Freeing: the kernel drops them with the descriptor anyway, so a refusal leaks nothing.
-        _ = drmModeRmFB(device.descriptor, twin.framebuffer)
-        munmap(twin.pixels, twin.bytes)
-        _ = vitrine_drm_destroy_dumb(device.descriptor, twin.handle)
+        return try DumbBuffer(device: device, size: size, format: .nv12, charge: charge)
     }
 }

@@ -87,6 +87,18 @@ package final class TextOverlay {
         shown = (Wanted(lines: cornerLines, painter: ObjectIdentifier(corner)), [saved])
     }
 
+    /// The corner as a layer for the plane above a picture that plane's neighbour below converts (a clip's NV12
+    /// picture); what `shown` says is then the text with nothing under it to restore. Nil when there is nothing
+    /// to show.
+    package func cornerLayer(canvas: Size, rotation: Rotation) -> CornerLayer? {
+        guard let corner, corner.canvas == canvas, let layer = corner.layer(cornerLines, rotation: rotation) else {
+            shown = nil
+            return nil
+        }
+        shown = (Wanted(lines: cornerLines, painter: ObjectIdentifier(corner)), [])
+        return layer
+    }
+
     /// Puts what should be over the picture there, or takes it away, through `show` (which paints the overlay at
     /// once: the caller asks only while the screen is lit and no flip is in flight).
     package func refresh(paused: Bool, canvas: Size, rotation: Rotation, show: (DisplayContent) -> Void) {

@@ -29,6 +29,8 @@ public final class CornerOverlay {
     private let large: TextRenderer
     private let small: TextRenderer
     private var strips: [Line: TextRenderer.Strip] = [:]
+    /// The last layer made, for the lines and rotation it shows: a clip's pictures all get the same one.
+    private var lastLayer: (lines: [Line], rotation: Rotation, layer: CornerLayer)?
 
     /// Throws, naming the font, when it cannot be loaded.
     public init(settings: OverlaySettings, canvas: Size, fontPath: String) throws(FileError) {
@@ -45,6 +47,28 @@ public final class CornerOverlay {
         _ lines: [Line], rotation: Rotation, into target: UnsafeMutablePointer<UInt32>, stride: Int
     ) -> BannerPainter.Saved? {
         guard !lines.isEmpty else { return nil }
+        return OverlayPainter.paint(
+            strips(for: lines), corner: settings.corner, look: settings.look, canvas: canvas, rotation: rotation,
+            into: target, stride: stride)
+    }
+
+    /// `lines` as a layer for a plane above the picture (see `OverlayPainter.layer`); the same object while the
+    /// lines and rotation stay, so a screen can tell that a buffer already holds it. Nil when there is nothing to
+    /// paint.
+    public func layer(_ lines: [Line], rotation: Rotation) -> CornerLayer? {
+        guard !lines.isEmpty else { return nil }
+        if let lastLayer, lastLayer.lines == lines, lastLayer.rotation == rotation { return lastLayer.layer }
+        guard
+            let made = OverlayPainter.layer(
+                strips(for: lines), corner: settings.corner, look: settings.look, canvas: canvas, rotation: rotation)
+        else { return nil }
+        let layer = CornerLayer(rect: made.rect, pixels: made.pixels)
+        lastLayer = (lines, rotation, layer)
+        return layer
+    }
+
+    /// The lines rendered, each kept while it is shown.
+    private func strips(for lines: [Line]) -> [TextRenderer.Strip] {
         var kept: [Line: TextRenderer.Strip] = [:]
         let rendered = lines.map { line in
             let strip = strips[line] ?? (line.large ? large : small).render(line.text)
@@ -52,8 +76,18 @@ public final class CornerOverlay {
             return strip
         }
         strips = kept
-        return OverlayPainter.paint(
-            rendered, corner: settings.corner, look: settings.look, canvas: canvas, rotation: rotation, into: target,
-            stride: stride)
+        return rendered
+    }
+}
+
+/// The corner's text as a plane above the picture shows it: premultiplied ARGB8888 pixels of a scanout rectangle,
+/// row by row.
+public final class CornerLayer: Sendable {
+    public let rect: Placement.Rect
+    public let pixels: [UInt32]
+
+    init(rect: Placement.Rect, pixels: [UInt32]) {
+        self.rect = rect
+        self.pixels = pixels
     }
 }

@@ -39,23 +39,29 @@ public enum OverlayPainter {
     }
 
     /// The same lines as a layer for a plane above the picture (a clip's NV12 on the primary plane, the text on an
-    /// overlay plane): premultiplied ARGB8888 into `layer`, whose pixels outside the text must be 0 (transparent).
-    /// Laid over a picture (C + picture * (1 - A)) it gives what `paint` paints into that picture, to rounding: the
-    /// shadow's darkening and the text's cover multiply, so A = 1 - (1 - shadow)(1 - text) and C = the text's
-    /// light. Returns the scanout rectangle painted; nil when there is nothing to paint.
-    public static func paintLayer(
+    /// overlay plane): premultiplied ARGB8888 pixels of the scanout rectangle the text covers, row by row, the rest
+    /// of the rectangle transparent. Laid over a picture (C + picture * (1 - A)) it gives what `paint` paints into
+    /// that picture, to rounding: the shadow's darkening and the text's cover multiply, so A = 1 - (1 - shadow)
+    /// (1 - text) and C = the text's light. Nil when there is nothing to paint.
+    public static func layer(
         _ strips: [TextRenderer.Strip], corner: CaptionStyle.Position, look: OverlaySettings.Look, canvas: Size,
-        rotation: Rotation, into layer: UnsafeMutablePointer<UInt32>, stride: Int
-    ) -> Placement.Rect? {
+        rotation: Rotation
+    ) -> (rect: Placement.Rect, pixels: [UInt32])? {
         guard let layout = Layout(strips, corner: corner, canvas: canvas) else { return nil }
-        layout.forEachPixel(look: look, canvas: canvas, rotation: rotation, stride: stride) { index, alpha, dark in
-            // What of the picture shows through: (1 - shadow) or a plate's half, then (1 - text).
-            let under: UInt32 = look == .plate ? 128 : 255 - dark
-            let through = divideBy255(under * (255 - alpha))
-            let light = divideBy255(textLevel * alpha)
-            layer[index] = (255 - through) << 24 | light << 16 | light << 8 | light
+        let rect = PixelMapping.scanoutRect(of: layout.box, canvas: canvas, rotation: rotation)
+        var pixels = [UInt32](repeating: 0, count: rect.width * rect.height)
+        pixels.withUnsafeMutableBufferPointer { layer in
+            layout.forEachPixel(
+                look: look, canvas: canvas, rotation: rotation, stride: rect.width, origin: (rect.x, rect.y)
+            ) { index, alpha, dark in
+                // What of the picture shows through: (1 - shadow) or a plate's half, then (1 - text).
+                let under: UInt32 = look == .plate ? 128 : 255 - dark
+                let through = divideBy255(under * (255 - alpha))
+                let light = divideBy255(textLevel * alpha)
+                layer[index] = (255 - through) << 24 | light << 16 | light << 8 | light
+            }
         }
-        return PixelMapping.scanoutRect(of: layout.box, canvas: canvas, rotation: rotation)
+        return (rect, pixels)
     }
 
     /// The text's light (not quite white: softer on a dark photo).
@@ -107,16 +113,19 @@ public enum OverlayPainter {
         }
 
         /// Calls `body` with each scanout index of the box, its text coverage and its shadow's, through the
-        /// rotation; with a shadow, only where either is there (most of the box is photo neither touches).
+        /// rotation; with a shadow, only where either is there (most of the box is photo neither touches). Indexes
+        /// count from `origin` (the scanout's corner, or a layer's own rectangle) in rows of `stride`.
         func forEachPixel(
             look: OverlaySettings.Look, canvas: Size, rotation: Rotation, stride: Int,
+            origin base: (x: Int, y: Int) = (0, 0),
             _ body: (Int, UInt32, UInt32) -> Void
         ) {
             let turn = PixelMapping.Affine(rotation.asOrientation, size: canvas)
             // The box's rows and columns walk the scanout in fixed steps, whatever the rotation.
             let columnStep = turn.m10 * stride + turn.m00
             let rowStep = turn.m11 * stride + turn.m01
-            let origin = turn.apply(box.x, box.y)
+            let corner = turn.apply(box.x, box.y)
+            let origin = (x: corner.x - base.x, y: corner.y - base.y)
             let (width, height) = (box.width, box.height)
             text.withUnsafeBufferPointer { text in
                 for y in 0..<height {

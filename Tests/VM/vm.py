@@ -186,7 +186,7 @@ class VM:
     """A booted guest; use as a context manager. Attributes: share (host folder = guest /share), boot_seconds."""
 
     def __init__(self, device="virtio", width=800, height=480, memory_mb=1024, share=None, boot_timeout=120,
-                 inputs=False, preload=(), insmod=(), cpus=1, newer=False):
+                 inputs=False, preload=(), insmod=(), cpus=1, newer=False, options=()):
         if device not in DRIVERS:
             raise ValueError(f"device must be one of {sorted(DRIVERS)}")
         self.device, self.width, self.height, self.memory_mb = device, width, height, memory_mb
@@ -195,6 +195,8 @@ class VM:
         self.inputs = inputs  # a virtio keyboard and tablet, driven with key() and the QMP input-send-event
         self.preload = list(preload)
         self.insmod = list(insmod)  # module files (.ko) loaded after `preload`, e.g. an out-of-tree vkms.ko
+        # Module parameters ("vkms.enable_overlay=1") on the kernel's command line, where modprobe reads them.
+        self.options = list(options)
         # Two CPUs where a test needs the player's thread and a decoding thread at once (a Pi has four); TCG then
         # runs them on two host threads (MTTCG).
         self.cpus = cpus
@@ -235,6 +237,7 @@ class VM:
         preload = f" vm.preload={','.join(self.preload)}" if self.preload else ""
         preload += f" vm.insmod={','.join(self.insmod)}" if self.insmod else ""
         preload += f" vm.modules={self._modules}" if self._modules else ""
+        preload += "".join(f" {option}" for option in self.options)
         return [
             QEMU, "-nodefaults", "-no-user-config",
             # avx2=off: QEMU 7.2's TCG runs dav1d's AVX2 code wrong (an AVIF decodes to smeared blocks in the

@@ -128,6 +128,11 @@ struct DisplayPlanesTests {
         let noAlpha = DisplayPlane(id: 4, kind: .overlay, crtcs: 1, formats: [FourCC.xrgb8888])
         #expect(VideoPlanes.choose(from: [primary, below], crtcIndex: 0)?.text == nil)
         #expect(VideoPlanes.choose(from: [primary, below, movable], crtcIndex: 0)?.text == 3)
+        // Moved just above the primary, where it is not already.
+        #expect(VideoPlanes.choose(from: [primary, below, movable], crtcIndex: 0)?.textStacking == 3)
+        let above = DisplayPlane(id: 5, kind: .overlay, crtcs: 1, formats: Self.rgb, stacking: stack(4, mutable: true))
+        #expect(VideoPlanes.choose(from: [primary, above], crtcIndex: 0)?.text == 5)
+        #expect(VideoPlanes.choose(from: [primary, above], crtcIndex: 0)?.textStacking == nil)
         #expect(VideoPlanes.choose(from: [primary, noAlpha], crtcIndex: 0)?.text == nil)
     }
 }

@@ -105,28 +105,27 @@ import VitrineCore
         }
         let painted = try Frame(size: scanout, budget: budget, purpose: "test")
         painted.pixels.update(from: picture.pixels, count: scanout.pixelCount)
-        let layer = try Frame(size: scanout, budget: budget, purpose: "test")
-        layer.pixels.update(repeating: 0, count: scanout.pixelCount)
         let renderer = try TextRenderer(pixelHeight: 18)
         let strips = [renderer.render("12:34"), renderer.render("Lyon, France")]
         let saved = try #require(
             OverlayPainter.paint(
                 strips, corner: .topRight, look: look, canvas: canvas, rotation: rotation, into: painted.pixels,
                 stride: scanout.width))
-        let rect = try #require(
-            OverlayPainter.paintLayer(
-                strips, corner: .topRight, look: look, canvas: canvas, rotation: rotation, into: layer.pixels,
-                stride: scanout.width))
+        let layer = try #require(
+            OverlayPainter.layer(strips, corner: .topRight, look: look, canvas: canvas, rotation: rotation))
+        let rect = layer.rect
         #expect(rect == saved.rect)
+        #expect(layer.pixels.count == rect.width * rect.height)
         var worst = 0
         var covered = 0
         for index in 0..<scanout.pixelCount {
-            let over = layer.pixels[index]
-            let alpha = Int(over >> 24)
-            if alpha > 0 { covered += 1 }
             let (x, y) = (index % scanout.width, index / scanout.width)
             let inside = x >= rect.x && x < rect.x + rect.width && y >= rect.y && y < rect.y + rect.height
-            if !inside { #expect(over == 0) }
+            // Outside its rectangle the plane shows nothing: the picture, as painted, is untouched there.
+            let over = inside ? layer.pixels[(y - rect.y) * rect.width + x - rect.x] : 0
+            if !inside { #expect(painted.pixels[index] == picture.pixels[index]) }
+            let alpha = Int(over >> 24)
+            if alpha > 0 { covered += 1 }
             for shift: UInt32 in [0, 8, 16] {
                 let light = Int(over >> shift & 0xFF)
                 let under = Int(picture.pixels[index] >> shift & 0xFF)
