@@ -107,11 +107,13 @@ static inline int vitrine_drm_destroy_dumb(int fd, uint32_t handle) {
     return drmIoctl(fd, DRM_IOCTL_MODE_DESTROY_DUMB, &request);
 }
 
-/* Reads the pending DRM events and keeps the flip completions: the serial each flip carried as its user data
- * the vblank sequence it completed at and that vblank's time. Returns how many were stored (up to capacity), 0 when none was pending
+/* Reads the pending DRM events and keeps the flip completions: the serial each flip carried as its user data,
+ * the vblank sequence it completed at, that vblank's time and the CRTC it was on (0 before Linux 4.12, which left
+ * the field reserved; a card that drives two screens sends both screens' events here). Returns how many were stored (up to capacity), 0 when none was pending
  * (the descriptor is non-blocking), or -1 with errno. Reading the events directly, instead of through
  * drmHandleEvent's callback, lets a late event be matched to the flip it belongs to. */
-static inline int vitrine_drm_read_flips(int fd, uint64_t *serials, uint32_t *sequences, double *times, int capacity) {
+static inline int vitrine_drm_read_flips(int fd, uint64_t *serials, uint32_t *sequences, double *times,
+                                         uint32_t *crtcs, int capacity) {
     char buffer[1024];
     ssize_t length = read(fd, buffer, sizeof buffer);
     if (length < 0) {
@@ -133,6 +135,7 @@ static inline int vitrine_drm_read_flips(int fd, uint64_t *serials, uint32_t *se
             sequences[count] = flip.sequence;
             /* The vblank's time, CLOCK_MONOTONIC (DRM_CAP_TIMESTAMP_MONOTONIC, the default since Linux 3.8). */
             times[count] = (double)flip.tv_sec + (double)flip.tv_usec / 1e6;
+            crtcs[count] = flip.crtc_id;
             count += 1;
         }
         offset += header.length;

@@ -45,3 +45,23 @@ public struct ScreenSchedule: Sendable, Equatable {
         return difference == 0 ? 1440 : difference
     }
 }
+
+extension ScreenSchedule {
+    public static let keyNames = ["off", "on"]
+
+    /// `{"off": "22:30", "on": "07:00"}`.
+    static func parse(_ schedule: ConfigObject) throws(ConfigError) -> ScreenSchedule {
+        try schedule.rejectUnknownKeys(allowed: keyNames)
+        func time(_ key: String) throws(ConfigError) -> ScreenSchedule.TimeOfDay {
+            let text = try schedule.requiredString(key)
+            guard let time = ScreenSchedule.TimeOfDay(parsing: text) else {
+                throw schedule.failure(key, "\"\(text)\" is not a time of day (expected HH:MM, e.g. 22:30)")
+            }
+            return time
+        }
+        let off = try time("off")
+        let on = try time("on")
+        guard off != on else { throw schedule.failure("on", "the screen would go off and on at the same time") }
+        return ScreenSchedule(off: off, on: on)
+    }
+}

@@ -89,6 +89,13 @@ public struct Settings: Sendable, Equatable {
     public var web: WebSettings?
     /// Remote folders mirrored into the library (WebDAV, SMB).
     public var sources: [SourceSettings] = []
+    /// The screens a board drives, each with its own show (or, with `mirror`, one show on all); empty: one screen,
+    /// `display`'s.
+    public var outputs: [OutputSettings] = []
+    /// One show on every connected screen (those `outputs` names, else all), each at its own resolution.
+    public var mirror = false
+    /// Turns the picture for a panel mounted sideways, over the device table's (an output's `rotation`).
+    public var rotation: Rotation?
 
     public init() {}
 
@@ -100,9 +107,9 @@ public struct Settings: Sendable, Equatable {
         "metricsFile", "metricsInterval", "positionFile", "positionSaveInterval", "rescanInterval",
         "headerCacheFolder", "renditionCacheFolder", "gpio", "presence", "mqtt", "cec", "web", "overlay",
         "sources", "mix", "minRating", "favouriteRating", "favouritesFile", "playlists", "playlistHold", "video",
+        "outputs", "mirror",
     ]
     public static let displayKeyNames = ["backend", "device", "connector", "mode", "headlessSize", "vtSwitching"]
-    public static let scheduleKeyNames = ["off", "on"]
 
     /// These settings with their relative paths taken against `base`, the config file's folder.
     public func resolvingPaths(relativeTo base: String) -> Settings {
@@ -126,7 +133,33 @@ public struct Settings: Sendable, Equatable {
         settings.mqtt = settings.mqtt?.resolved(relativeTo: base)
         settings.web = settings.web?.resolved(relativeTo: base)
         settings.sources = settings.sources.map { $0.resolved(relativeTo: base) }
+        settings.outputs = settings.outputs.map { output in
+            var output = output
+            output.library = output.library.map { PathText.resolve($0, relativeTo: base) }
+            return output
+        }
 
+        return settings
+    }
+
+    /// The settings one output's show plays with: these, with what the output says differently.
+    public func forOutput(_ output: OutputSettings) -> Settings {
+        var settings = self
+        settings.outputs = []
+        settings.mirror = false
+        settings.display.connector = output.connector
+        settings.display.mode = output.mode ?? display.mode
+        settings.rotation = output.rotation ?? rotation
+        settings.library = output.library ?? library
+        settings.startCategory = output.startCategory ?? startCategory
+        settings.interval = output.interval ?? interval
+        settings.order = output.order ?? order
+        settings.fit = output.fit ?? fit
+        settings.background = output.background ?? background
+        settings.transition = output.transition ?? transition
+        settings.transitionSeconds = output.transitionSeconds ?? transitionSeconds
+        if let overlay = output.overlay { settings.overlay = overlay }
+        if let schedule = output.screenSchedule { settings.screenSchedule = schedule }
         return settings
     }
 
@@ -265,18 +298,16 @@ public struct Settings: Sendable, Equatable {
             throw object.failure("playlistHold", "holds the playlists off, and there are none (add \"playlists\")")
         }
         if let schedule = try object.object("screenSchedule") {
-            try schedule.rejectUnknownKeys(allowed: scheduleKeyNames)
-            func time(_ key: String) throws(ConfigError) -> ScreenSchedule.TimeOfDay {
-                let text = try schedule.requiredString(key)
-                guard let time = ScreenSchedule.TimeOfDay(parsing: text) else {
-                    throw schedule.failure(key, "\"\(text)\" is not a time of day (expected HH:MM, e.g. 22:30)")
-                }
-                return time
+            settings.screenSchedule = try ScreenSchedule.parse(schedule)
+        }
+        settings.mirror = try object.bool("mirror") ?? false
+        if let outputs = try object.array("outputs") {
+            settings.outputs = try OutputSettings.parseList(
+                outputs, mirror: settings.mirror, file: file, listPath: object)
+            if settings.display.connector != nil, let display = try object.object("display") {
+                throw display.failure(
+                    "connector", "the screens are named in \"outputs\" (one \"connector\" each); leave this one out")
             }
-            let off = try time("off")
-            let on = try time("on")
-            guard off != on else { throw schedule.failure("on", "the screen would go off and on at the same time") }
-            settings.screenSchedule = ScreenSchedule(off: off, on: on)
         }
         return settings
     }

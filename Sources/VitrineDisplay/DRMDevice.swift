@@ -75,6 +75,31 @@ public final class DRMDevice {
 
     public func close() {
         owned = Descriptor(taking: -1)
+        waiting = [:]
+    }
+
+    public typealias Completion = (serial: UInt64, sequence: UInt32, time: Double)
+    /// Flip completions read from the descriptor and not yet taken, by CRTC: a card that drives two screens sends
+    /// both screens' events on this one descriptor, and whichever display reads first must not take the other's.
+    private var waiting: [UInt32: [Completion]] = [:]
+
+    /// The flip completions for CRTC `crtc` read so far, and those pending on the descriptor. A driver that does
+    /// not say the CRTC (0: Linux before 4.12) is taken to mean the asker's, as with one screen it is.
+    public func takeFlips(crtc: UInt32) -> [Completion] {
+        // Room for every event one read can bring (1,024 bytes of 32-byte events), until the descriptor is empty.
+        var serials = [UInt64](repeating: 0, count: 32)
+        var sequences = [UInt32](repeating: 0, count: 32)
+        var times = [Double](repeating: 0, count: 32)
+        var crtcs = [UInt32](repeating: 0, count: 32)
+        while true {
+            let count = vitrine_drm_read_flips(descriptor, &serials, &sequences, &times, &crtcs, 32)
+            guard count > 0 else { break }
+            for index in 0..<Int(count) {
+                waiting[crtcs[index] == 0 ? crtc : crtcs[index], default: []].append(
+                    (serials[index], sequences[index], times[index]))
+            }
+        }
+        return waiting.removeValue(forKey: crtc) ?? []
     }
 
     /// The cards of this machine, `/dev/dri/card0` first.
@@ -274,6 +299,13 @@ public final class DRMDevice {
 
     /// Asks for atomic modesetting on this descriptor; false where the driver has none.
     public func enableAtomic() -> Bool { drmSetClientCap(descriptor, VITRINE_DRM_CLIENT_CAP_ATOMIC, 1) == 0 }
+
+    /// The card's CRTCs in the kernel's order (what possible_crtcs bits count in).
+    public func crtcIDs() -> [UInt32] {
+        guard let resources = drmModeGetResources(descriptor) else { return [] }
+        defer { drmModeFreeResources(resources) }
+        return (0..<Int(resources.pointee.count_crtcs)).compactMap { resources.pointee.crtcs?[$0] }
+    }
 
     /// The index of CRTC `id` among the card's CRTCs (what a plane's possible_crtcs counts in).
     public func crtcIndex(of id: UInt32) -> Int? {

@@ -25,7 +25,8 @@ public final class DRMDisplay: DisplayExecutor {
     public var name: String { "\(device.path) (\(device.driver) \(connector.name))" }
     /// The card's device path and the connector's id, to find the CEC adapter on the same HDMI port.
     package var cardPath: String { device.path }
-    private let device: DRMDevice
+    private let seat: DRMSeat
+    private var device: DRMDevice { seat.device }
     private let crtc: UInt32
     private let saved: UnsafeMutablePointer<drmModeCrtc>?
     private var buffers: [DumbBuffer] = []
@@ -40,19 +41,30 @@ public final class DRMDisplay: DisplayExecutor {
 
     public var eventDescriptors: [Int32] { [device.descriptor] }
 
-    public init(
+    /// The one screen of `device`.
+    public convenience init(
         device: DRMDevice, connector: DRMConnector, mode: DRMMode, budget: MemoryBudget, bufferCount: Int = 2,
         log: EventLog
     ) throws(PlayError) {
+        try self.init(
+            seat: DRMSeat(device: device, holders: 1), connector: connector, crtc: nil, mode: mode, budget: budget,
+            bufferCount: bufferCount, log: log)
+    }
+
+    /// One of the screens of `seat`'s card, on `crtc` (else the CRTC the connector can use first).
+    public init(
+        seat: DRMSeat, connector: DRMConnector, crtc: UInt32?, mode: DRMMode, budget: MemoryBudget,
+        bufferCount: Int = 2, log: EventLog
+    ) throws(PlayError) {
         self.bufferCount = bufferCount
-        self.device = device
+        self.seat = seat
         self.connector = connector
         self.mode = mode
         self.log = log
         self.budget = budget
         size = mode.size
-        guard let crtc = device.crtc(for: connector) else {
-            throw PlayError("\(device.path): no CRTC can drive \(connector.name)")
+        guard let crtc = crtc ?? seat.device.crtc(for: connector) else {
+            throw PlayError("\(seat.device.path): no CRTC can drive \(connector.name)")
         }
         self.crtc = crtc
         do {
@@ -62,6 +74,7 @@ public final class DRMDisplay: DisplayExecutor {
         } catch {
             throw PlayError("\(error)")
         }
+        let device = seat.device
         saved = drmModeGetCrtc(device.descriptor, crtc)
         planar = PlanarScanout(
             device: device, crtc: crtc, size: size, bufferCount: bufferCount, budget: budget, log: log)
@@ -165,22 +178,19 @@ public final class DRMDisplay: DisplayExecutor {
     }
 
     public func readCompletions() -> [(serial: UInt64, sequence: UInt32, time: Double)] {
-        var serials = [UInt64](repeating: 0, count: 8)
-        var sequences = [UInt32](repeating: 0, count: 8)
-        var times = [Double](repeating: 0, count: 8)
-        let count = vitrine_drm_read_flips(device.descriptor, &serials, &sequences, &times, 8)
-        guard count > 0 else { return [] }
+        let completions = device.takeFlips(crtc: crtc)
+        guard !completions.isEmpty else { return [] }
         // A driver that stamps no time (0) is taken to have completed the flip now.
         let now = MonotonicClock.seconds()
-        return (0..<Int(count)).map { (serials[$0], sequences[$0], times[$0] > 0 ? min(times[$0], now) : now) }
+        return completions.map { ($0.serial, $0.sequence, $0.time > 0 ? min($0.time, now) : now) }
     }
 
     /// Gives DRM master up (the VT is being switched away).
-    public func dropMaster() { device.dropMaster() }
+    public func dropMaster() { seat.dropMaster() }
 
     public func takeMaster() -> Bool {
         do {
-            try device.becomeMaster()
+            try seat.takeMaster()
             return true
         } catch {
             log(.warning, "\(error)")
@@ -232,9 +242,13 @@ public final class DRMDisplay: DisplayExecutor {
         guard !closed else { return }
         closed = true
         if flipInFlight {
-            var waitFor = pollfd(fd: device.descriptor, events: Int16(POLLIN), revents: 0)
-            let timeout = Int32(DisplayMachine<DisplayContent>.flipTimeout * 1000)
-            if poll(&waitFor, 1, timeout) > 0 { _ = readCompletions() }
+            // Until this CRTC's completion: another screen's may come first on a shared descriptor.
+            let deadline = MonotonicClock.seconds() + DisplayMachine<DisplayContent>.flipTimeout
+            while device.takeFlips(crtc: crtc).isEmpty {
+                let left = deadline - MonotonicClock.seconds()
+                var waitFor = pollfd(fd: device.descriptor, events: Int16(POLLIN), revents: 0)
+                guard left > 0, poll(&waitFor, 1, Int32(left * 1000) + 1) > 0 else { break }
+            }
         }
         if let saved {
             var connectorID = connector.id
@@ -251,8 +265,7 @@ public final class DRMDisplay: DisplayExecutor {
         }
         planar?.freeAll()
         freeBuffers()
-        device.dropMaster()
-        device.close()
+        seat.leave()
     }
 
     private func freeBuffers() {

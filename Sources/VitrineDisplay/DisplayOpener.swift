@@ -19,6 +19,23 @@ package enum DisplayOpener {
         package var connector: DRMConnector?
         package var mode: DRMMode?
         package var fbdev: FbdevDisplay?
+        /// Where one card drives several screens: the card shared, and the CRTC this screen gets.
+        package var seat: DRMSeat?
+        package var crtc: UInt32?
+    }
+
+    /// One of several screens (`outputs`, or `mirror` on every connected one): its name, the settings its show plays
+    /// with, and the screen.
+    package struct OpenedOutput {
+        package var name: String
+        package var settings: Settings
+        package var display: OpenedDisplay
+
+        package init(name: String, settings: Settings, display: OpenedDisplay) {
+            self.name = name
+            self.settings = settings
+            self.display = display
+        }
     }
 
     static func openFbdev(path: String?, table: DeviceTable) throws(PlayError) -> OpenedDisplay {
@@ -217,5 +234,96 @@ package enum DisplayOpener {
                 if ready[0].revents != 0 { _ = monitor.takeChanges() }
             }
         }
+    }
+
+    /// The screens `outputs` names (or, for a mirror without `outputs`, every connected one) on one card, each with a
+    /// CRTC of its own and its mode and profile as its output's settings ask; all share the card as one DRM master.
+    /// A named screen that is not connected is left out with a log line while another plays; none connected is an
+    /// error naming them.
+    package static func openOutputs(_ configuration: PlayConfiguration, log: EventLog) throws(PlayError)
+        -> [OpenedOutput]
+    {
+        let settings = configuration.settings
+        let table = configuration.deviceTable
+        let candidates = settings.display.device.map { [$0] } ?? DRMDevice.cardPaths()
+        var problems: [String] = []
+        for candidate in candidates {
+            let device: DRMDevice
+            do {
+                device = try DRMDevice(path: candidate)
+            } catch {
+                problems.append("\(error)")
+                continue
+            }
+            guard device.hasModesetting, device.supportsDumbBuffers else {
+                problems.append("\(candidate) (\(device.driver)): no display outputs")
+                device.close()
+                continue
+            }
+            let usable = device.connectors().filter { $0.connected && !$0.isWriteback && !$0.modes.isEmpty }
+            var wanted: [(OutputSettings, DRMConnector)] = []
+            if settings.outputs.isEmpty {
+                wanted = usable.map { (OutputSettings(name: $0.name, connector: $0.name), $0) }
+            } else {
+                for output in settings.outputs {
+                    if let connector = usable.first(where: {
+                        $0.name == output.connector || $0.edid?.monitorName == output.connector
+                    }) {
+                        wanted.append((output, connector))
+                    } else {
+                        problems.append("\(candidate): \(output.connector) (output \(output.name)) is not connected")
+                    }
+                }
+            }
+            guard !wanted.isEmpty else {
+                device.close()
+                continue
+            }
+            let crtcIDs = device.crtcIDs()
+            let current = wanted.map { _, connector in
+                device.crtc(for: connector).flatMap { crtcIDs.firstIndex(of: $0) }
+            }
+            let claims = zip(wanted, current).map { pair, index in
+                CRTCAssignment.Connector(id: pair.1.id, possible: pair.1.possibleCRTCs, current: index)
+            }
+            guard let assigned = CRTCAssignment.assign(claims, crtcCount: crtcIDs.count) else {
+                problems.append(
+                    "\(candidate): its \(crtcIDs.count) CRTCs cannot drive "
+                        + wanted.map(\.1.name).joined(separator: ", ") + " at once")
+                device.close()
+                continue
+            }
+            do {
+                try device.becomeMaster()
+            } catch {
+                problems.append("\(error)")
+                device.close()
+                continue
+            }
+            for problem in problems { log(.warning, "\(problem); its show is left out") }
+            let seat = DRMSeat(device: device, holders: wanted.count)
+            var opened: [OpenedOutput] = []
+            for ((output, connector), crtc) in zip(wanted, assigned) {
+                let own = settings.mirror ? settings : settings.forOutput(output)
+                var placed = own
+                placed.display.connector = connector.name
+                placed.display.mode = output.mode ?? settings.display.mode
+                guard let (mode, profile) = chooseMode(for: connector, settings: placed, table: table, log: log) else {
+                    continue
+                }
+                let edid = connector.edid?.monitorName.map { " (\($0))" } ?? ""
+                opened.append(
+                    OpenedOutput(
+                        name: output.name, settings: placed,
+                        display: OpenedDisplay(
+                            profile: profile,
+                            description: "\(candidate) \(device.driver) \(connector.name)\(edid) at \(mode)",
+                            device: device, connector: connector, mode: mode, seat: seat, crtc: crtcIDs[crtc])))
+            }
+            return opened
+        }
+        throw PlayError(
+            "no screen to play on: " + (problems.isEmpty ? "no DRM card in /dev/dri" : problems.joined(separator: "; "))
+        )
     }
 }

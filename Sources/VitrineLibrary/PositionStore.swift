@@ -37,6 +37,15 @@ public struct PositionStore: Sendable {
         return StateDirectory.path.map { "\($0)/position.json" }
     }
 
+    /// The file of one of several screens' shows: `position.json` becomes `position-NAME.json` beside it.
+    public static func path(settings: Settings, output: String) -> String? {
+        guard let path = path(settings: settings) else { return nil }
+        let slash = path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex
+        let file = path[slash...]
+        let stem = file.hasSuffix(".json") ? file.dropLast(5) : file
+        return "\(path[..<slash])\(stem)-\(output).json"
+    }
+
     /// The saved position; nil when there is none or it cannot be read (then the show starts from the top).
     public func load() -> Position? {
         guard let text = try? FileBytes.readText(path), let value = try? JSONParser.parse(text),

@@ -23,7 +23,9 @@ extension PlayerRuntime {
         presenceAndButtons = PresenceAndButtons.start(settings: settings, in: loop, now: now, log: log) {
             [unowned self] events in sendAll(events)
         }
-        if player.screen.absent { send(.presence(present: true, why: "presence settings changed", now: now)) }
+        for show in shows where show.player.screen.absent {
+            show.send(.presence(present: true, why: "presence settings changed", now: now))
+        }
     }
 
     /// Connects to the broker the settings name. Settings that cannot be used (a credentials file others can
@@ -37,7 +39,8 @@ extension PlayerRuntime {
         let link: MQTTLink
         do {
             link = try MQTTLink(
-                settings: mqttSettings, profile: profileNow.id, overlayTopics: live?.topics ?? [], log: log)
+                settings: mqttSettings, profile: show.profileNow.id,
+                overlayTopics: Array(Set(shows.flatMap { $0.live?.topics ?? [] })).sorted(), log: log)
         } catch {
             log(.error, "\(error); the show goes on without MQTT")
             return
@@ -46,7 +49,9 @@ extension PlayerRuntime {
             self.answer(line, authority: authority, setting: setting)
         }
         link.overlayMessage = { [unowned self] topic, payload in
-            self.live?.received(topic: topic, payload: payload, now: MonotonicClock.seconds())
+            for show in self.shows {
+                show.live?.received(topic: topic, payload: payload, now: MonotonicClock.seconds())
+            }
         }
         do {
             try link.start(in: loop, now: MonotonicClock.seconds())
@@ -66,75 +71,6 @@ extension PlayerRuntime {
         }
     }
 
-    /// The clock, date and MQTT texts in a corner, when the settings ask for any of them.
-    func startOverlay(_ settings: Settings) {
-        guard let overlaySettings = settings.overlay else { return }
-        let live: LiveOverlay
-        do {
-            live = try LiveOverlay(
-                settings: overlaySettings, locale: settings.locale ?? DateStyle.processDefault(), log: log)
-            try live.register(in: loop)
-        } catch {
-            log(.error, "overlay: \(error); the show goes on without the clock and texts")
-            return
-        }
-        self.live = live
-        makeCorner(settings)
-        clockSeesScreen = nil
-        live.start(now: MonotonicClock.seconds())
-        log("overlay: \(live.summary) in the \(overlaySettings.corner.rawValue) corner")
-    }
-
-    /// New overlay settings: the corner is drawn anew; the texts keep their values unless they changed (then the
-    /// MQTT link subscribes again and the broker's retained messages bring them back).
-    func followOverlaySettings(_ settings: Settings, now: Double) {
-        guard let live, let overlaySettings = settings.overlay else {
-            live?.close()
-            live = nil
-            overlay.corner = nil
-            startOverlay(settings)
-            return
-        }
-        live.update(overlaySettings, locale: settings.locale ?? DateStyle.processDefault(), now: now)
-        makeCorner(settings)
-        log("overlay: \(live.summary) in the \(overlaySettings.corner.rawValue) corner")
-    }
-
-    /// The corner's renderer for the canvas as it is now (again after a replug to another size). Its font is read
-    /// off the loop once the loop runs; until it is there, the corner keeps its old renderer, which draws only on
-    /// the canvas it was made for.
-    func makeCorner(_ settings: Settings) {
-        guard let overlaySettings = settings.overlay else { return }
-        cornerRequests += 1
-        let request = cornerRequests
-        let canvas = profileNow.compose
-        let fontPath = settings.fontPath ?? TextRenderer.defaultFont
-        libraryLoader.make({ () throws(FileError) in
-            try CornerOverlay(settings: overlaySettings, canvas: canvas, fontPath: fontPath)
-        }) { [unowned self] result in
-            // A newer request (another replug, other settings) or the overlay turned off since: this one is stale.
-            guard request == cornerRequests, live != nil else { return }
-            switch result {
-            case .success(let corner):
-                overlay.corner = corner
-            case .failure(let error):
-                log(.warning, "overlay: no clock or texts on screen (\(error))")
-                overlay.corner = nil
-            }
-        }
-    }
-
-    /// Tells the clock whether the screen is lit (off, away or unplugged, it sleeps) and gives the corner its lines.
-    func followOverlay() {
-        guard let live else { return }
-        let lit = display.isLit
-        if lit != clockSeesScreen {
-            clockSeesScreen = lit
-            live.screen(on: lit)
-        }
-        overlay.cornerLines = live.lines(now: MonotonicClock.seconds())
-    }
-
     /// Listens for the web remote. A port in use or a missing certificate is one log line; the show goes on.
     func startWeb(_ settings: Settings) {
         guard let webSettings = settings.web else { return }
@@ -146,7 +82,7 @@ extension PlayerRuntime {
         let remote: WebRemote
         do {
             remote = try WebRemote(
-                settings: webSettings, library: library, budget: budget,
+                settings: webSettings, library: show.library, budget: budget,
                 renditionCache: StateDirectory.renditionCacheFolder(settings: settings),
                 stateFolder: StateDirectory.path, maxMegapixels: settings.maxMegapixels, log: log)
         } catch {
@@ -159,11 +95,12 @@ extension PlayerRuntime {
                 self.answer(line, authority: self.web?.settings.commands ?? .none, setting: "web.commands")
             },
             metrics: { [unowned self] in MetricsWriter.render(self.currentFigures()) },
-            activeCategory: { [unowned self] in self.player.active },
+            activeCategory: { [unowned self] in self.show.player.active },
             slidePicture: { [unowned self] in (self.slidePictures.latest, self.slidePictures.coming) })
-        remote.renditions = follower.renditionMaker
+        remote.renditions = show.follower.renditionMaker
         remote.libraryChanged = { [unowned self] placed in
-            self.sendAll(self.follower.placed(placed, show: self.followedShow, now: MonotonicClock.seconds()))
+            let show = self.show
+            show.sendAll(show.follower.placed(placed, show: show.followedShow, now: MonotonicClock.seconds()))
         }
         do {
             try remote.start(in: loop)
@@ -185,15 +122,18 @@ extension PlayerRuntime {
     @discardableResult
     func submitSlidePicture() -> Bool {
         guard wantsSlidePictures else { return false }
-        return slidePictures.make(from: display.screen.slideFrame)
+        return slidePictures.make(from: show.display.screen.slideFrame)
     }
 
     /// Opens the CEC adapter the settings ask for (a missing one is one log line; the show goes on).
     func startCEC(_ settings: Settings) {
         guard let cecSettings = settings.cec else { return }
-        let screen = (display.executor as? DRMDisplay).map { (cardPath: $0.cardPath, connectorID: $0.connector.id) }
+        let screen = (show.display.executor as? DRMDisplay).map {
+            (cardPath: $0.cardPath, connectorID: $0.connector.id)
+        }
         guard
-            let link = CECLink.start(settings: cecSettings, screen: screen, screenOn: player.screen.isOn, log: log)
+            let link = CECLink.start(
+                settings: cecSettings, screen: screen, screenOn: show.player.screen.isOn, log: log)
         else { return }
         do {
             try link.register(in: loop) { [unowned self] outcomes, now in applyCEC(outcomes, now: now) }
@@ -235,8 +175,9 @@ extension PlayerRuntime {
         let now = MonotonicClock.seconds()
         do {
             let syncs = try SourceSyncs(
-                sources: settings.sources, configPath: configPath, libraryRoot: library.root,
-                rendition: (profileNow.rendition, settings.fit ?? profileNow.fit), loop: loop, log: log, now: now)
+                sources: settings.sources, configPath: configPath, libraryRoot: show.library.root,
+                rendition: (show.profileNow.rendition, settings.fit ?? show.profileNow.fit), loop: loop, log: log,
+                now: now)
             self.syncs = syncs
             syncs.start(now: now)
         } catch {
@@ -250,16 +191,18 @@ extension PlayerRuntime {
     /// playlist's size changed.
     func tellMQTT() {
         guard let mqtt else { return }
+        let show = self.show
+        let player = show.player
         mqtt.categoriesAre(player.categories)
         let slide = player.current
         let count = player.playlist?.count ?? 0
-        if mqttPosition?.slide != slide || mqttPosition?.count != count {
-            mqttPosition = (slide, count, slide.flatMap { player.playlist?.number(of: $0) })
+        if show.mqttPosition?.slide != slide || show.mqttPosition?.count != count {
+            show.mqttPosition = (slide, count, slide.flatMap { player.playlist?.number(of: $0) })
         }
         var state = MQTTState(
-            category: player.active, slide: slide?.name, position: mqttPosition?.position, count: count,
-            paused: player.timer.reasons.sorted(), screenOn: display.isPoweredOn && player.screen.isOn,
-            present: presenceAndButtons?.isPresent, interval: player.options.interval, profile: profileNow.id)
+            category: player.active, slide: slide?.name, position: show.mqttPosition?.position, count: count,
+            paused: player.timer.reasons.sorted(), screenOn: show.display.isPoweredOn && player.screen.isOn,
+            present: presenceAndButtons?.isPresent, interval: player.options.interval, profile: show.profileNow.id)
         let status = player.status(now: MonotonicClock.seconds())
         state.why = status.why?.rawValue
         state.favourite = status.favourite
@@ -272,5 +215,77 @@ extension PlayerRuntime {
                 name: machine.name, state: "syncing", progress: running.listing ? nil : (running.done, running.total))
         }
         mqtt.stateIs(state, now: MonotonicClock.seconds())
+    }
+}
+
+/// The corner's clock, date and texts on a show's screen.
+extension Show {
+    /// The clock, date and MQTT texts in a corner, when the settings ask for any of them.
+    func startOverlay() {
+        guard let overlaySettings = settings.overlay else { return }
+        let live: LiveOverlay
+        do {
+            live = try LiveOverlay(
+                settings: overlaySettings, locale: settings.locale ?? DateStyle.processDefault(), log: log)
+            try live.register(in: house.loop)
+        } catch {
+            log(.error, "overlay: \(error); the show goes on without the clock and texts")
+            return
+        }
+        self.live = live
+        makeCorner()
+        clockSeesScreen = nil
+        live.start(now: MonotonicClock.seconds())
+        log("overlay: \(live.summary) in the \(overlaySettings.corner.rawValue) corner")
+    }
+
+    /// New overlay settings: the corner is drawn anew; the texts keep their values unless they changed (then the
+    /// MQTT link subscribes again and the broker's retained messages bring them back).
+    func followOverlaySettings(now: Double) {
+        guard let live, let overlaySettings = settings.overlay else {
+            live?.close()
+            live = nil
+            overlay.corner = nil
+            startOverlay()
+            return
+        }
+        live.update(overlaySettings, locale: settings.locale ?? DateStyle.processDefault(), now: now)
+        makeCorner()
+        log("overlay: \(live.summary) in the \(overlaySettings.corner.rawValue) corner")
+    }
+
+    /// The corner's renderer for the canvas as it is now (again after a replug to another size). Its font is read
+    /// off the loop once the loop runs; until it is there, the corner keeps its old renderer, which draws only on
+    /// the canvas it was made for.
+    func makeCorner() {
+        guard let overlaySettings = settings.overlay else { return }
+        cornerRequests += 1
+        let request = cornerRequests
+        let canvas = profileNow.compose
+        let fontPath = settings.fontPath ?? TextRenderer.defaultFont
+        house.libraryLoader.make({ () throws(FileError) in
+            try CornerOverlay(settings: overlaySettings, canvas: canvas, fontPath: fontPath)
+        }) { [unowned self] result in
+            // A newer request (another replug, other settings) or the overlay turned off since: this one is stale.
+            guard request == cornerRequests, live != nil else { return }
+            switch result {
+            case .success(let corner):
+                overlay.corner = corner
+            case .failure(let error):
+                log(.warning, "overlay: no clock or texts on screen (\(error))")
+                overlay.corner = nil
+            }
+        }
+    }
+
+    /// Tells the clock whether the screen is lit (off, away or unplugged, it sleeps) and gives the corner its lines.
+    func followOverlay() {
+        guard let live else { return }
+        let lit = display.isLit
+        if lit != clockSeesScreen {
+            clockSeesScreen = lit
+            live.screen(on: lit)
+        }
+        overlay.cornerLines = live.lines(now: MonotonicClock.seconds())
     }
 }

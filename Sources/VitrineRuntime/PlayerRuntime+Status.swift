@@ -27,10 +27,10 @@ extension PlayerRuntime {
     func currentFigures() -> MetricsWriter.Figures {
         (figures.residentBytes, figures.anonymousBytes) = ProcessMemory.resident()
         figures.budgetUsedBytes = budget.used
-        figures.pauseReasons = player.timer.reasons
-        figures.screenOn = display.isPoweredOn && player.screen.isOn
+        figures.pauseReasons = show.player.timer.reasons
+        figures.screenOn = show.display.isPoweredOn && show.player.screen.isOn
         figures.present = presenceAndButtons?.isPresent
-        figures.screenConnected = !unplugged
+        figures.screenConnected = !show.unplugged
         figures.mqttConnected = mqtt?.isConnected
         figures.mqttReconnects = mqtt?.reconnects ?? 0
         figures.cecTV = cec?.state.tvPower.rawValue
@@ -45,7 +45,7 @@ extension PlayerRuntime {
         }
         // The clip in play counts too; finished clips are in `figures` already (`stopClip`).
         var current = figures
-        if let playback = clipPlayback, let decoder = playback.decoder {
+        if let playback = show.clipPlayback, let decoder = playback.decoder {
             let live = playback.figures
             current.recordClip(decoder: decoder, shown: live.presented, dropped: live.dropped, late: live.late)
         }
@@ -53,7 +53,7 @@ extension PlayerRuntime {
     }
 
     /// The memory part of the stats lines: resident, anonymous, peak, and the budget in use.
-    private func memoryStats() -> String {
+    func memoryStats() -> String {
         let mib = { (bytes: Int) in JSONText.number(Double(bytes) / 1_048_576) }
         let memory = ProcessMemory.resident()
         return "rss \(mib(memory.total)) MiB anon \(mib(memory.anonymous)) MiB peak "
@@ -61,30 +61,6 @@ extension PlayerRuntime {
     }
 
     func logStartStats() { log("stats: started \(memoryStats())") }
-
-    func logStats(_ record: PresentRecord, now: Double) {
-        let mib = { (bytes: Int) in JSONText.number(Double(bytes) / 1_048_576) }
-        // With a crossfade the change becomes visible at its first step.
-        let visible = display.screen.firstShown ?? now
-        let latency = advanceDeadline.map { "\(JSONText.number((visible - $0) * 1000)) ms" } ?? "-"
-        let decode = record.decodeMilliseconds.map { "\(JSONText.number($0)) ms" } ?? "-"
-        // Drivers without a real vblank count none (sequence 0 throughout): nothing to say then.
-        let pacing = display.screen.lastPacing.flatMap {
-            $0.vblanks > 0 ? " fade \($0.steps) steps over \($0.vblanks) vblanks" : nil
-        }
-        log(
-            "stats: slide \(SlideID(category: record.category, name: record.slide)) decode \(decode) "
-                + "deadline-to-present \(latency)\(pacing ?? "") \(memoryStats()) "
-                + "MemAvailable \(mib(ProcessMemory.availableBytes())) MiB"
-                + " at \(microseconds(visible))"
-        )
-    }
-
-    /// CLOCK_MONOTONIC seconds to the microsecond, so a test can line a slide up with what else the machine did.
-    private func microseconds(_ seconds: Double) -> String {
-        let whole = Int((seconds * 1_000_000).rounded())
-        return "\(whole / 1_000_000).\(String(whole % 1_000_000).leftPadded(to: 6))"
-    }
 
     /// One answer line for one control line.
     /// Answers a command line from the control socket, which may ask anything (its file's permissions decide who
@@ -98,8 +74,8 @@ extension PlayerRuntime {
         guard authority.permits(command) else {
             return "error: \(command.word) is not allowed here (\(setting) is \"\(authority.rawValue)\")"
         }
-        if case .category(.named(let name)) = command, !player.categories.contains(name) {
-            let have = player.categories.map { $0.isEmpty ? "\"\" (the library root)" : JSONText.quote($0) }
+        if case .category(.named(let name)) = command, !show.player.categories.contains(name) {
+            let have = show.player.categories.map { $0.isEmpty ? "\"\" (the library root)" : JSONText.quote($0) }
             return "error: no category named \(JSONText.quote(name)) (have: \(have.joined(separator: ", ")))"
         }
         let now = MonotonicClock.seconds()
@@ -116,7 +92,7 @@ extension PlayerRuntime {
         }
         // A slide asked for by name counts, in `--stats`, from the request.
         switch command {
-        case .next, .previous, .first, .category: advanceDeadline = now
+        case .next, .previous, .first, .category: show.advanceDeadline = now
         default: break
         }
         send(.command(command, now: now))
@@ -133,6 +109,68 @@ extension PlayerRuntime {
         return "{\"adapter\":\(JSONText.quote(cec.device)),"
             + "\"address\":\(state.logicalAddress == nil ? "null" : JSONText.quote(CECAddress.physical(state.physicalAddress))),"
             + "\"tv\":\"\(state.tvPower.rawValue)\",\"active_source\":\(state.isActiveSource)}"
+    }
+
+    func statusLine(now: Double) -> String {
+        let show = self.show
+        let status = show.player.status(now: now)
+        let mib = { (bytes: Int) in JSONText.number(Double(bytes) / 1_048_576) }
+        let memory = ProcessMemory.resident()
+        let fields = [
+            "\"category\":\(status.category.map(JSONText.quote) ?? "null")",
+            "\"slide\":\(status.slide.map { JSONText.quote($0.name) } ?? "null")",
+            "\"position\":\(status.position.map(String.init) ?? "null")",
+            "\"count\":\(status.count)",
+            "\"why\":\(status.why.map { JSONText.quote($0.rawValue) } ?? "null")",
+            "\"favourite\":\(status.favourite)",
+            "\"playlist\":\(show.playlistJSON(status))",
+            "\"paused\":[\(status.paused.map { JSONText.quote($0.rawValue) }.joined(separator: ","))]",
+            "\"seconds_left\":\(JSONText.number(status.secondsLeft))",
+            "\"frames_cached\":\(status.framesCached)",
+            "\"presented\":\(show.presentedCount)",
+            "\"screen\":\(show.display.isPoweredOn ? "\"on\"" : "\"off\"")",
+            "\"presence\":\(presenceAndButtons?.isPresent.map { $0 ? "\"present\"" : "\"absent\"" } ?? "null")",
+            "\"motion\":\(presenceAndButtons?.motion.map { $0 ? "true" : "false" } ?? "null")",
+            "\"cec\":\(cecStatus)",
+            "\"budget_used_mib\":\(mib(budget.used))",
+            "\"budget_total_mib\":\(mib(budget.limit))",
+            "\"rss_mib\":\(mib(memory.total))",
+            "\"anon_mib\":\(mib(memory.anonymous))",
+            "\"flips\":\(show.display.flips)",
+            "\"modesets\":\(show.display.modesets)",
+            "\"longest_turn_ms\":\(JSONText.number((longestTurn * 1000).rounded()))",
+            "\"sources\":\(syncs?.statusJSON(now: now) ?? "[]")",
+            "\"clip\":\(show.clipJSON(now: now))",
+        ]
+        longestTurn = 0
+        return "{" + fields.joined(separator: ",") + "}"
+    }
+}
+
+/// What a show tells of itself: its `--stats` lines and its parts of `status`.
+extension Show {
+    func logStats(_ record: PresentRecord, now: Double) {
+        let mib = { (bytes: Int) in JSONText.number(Double(bytes) / 1_048_576) }
+        // With a crossfade the change becomes visible at its first step.
+        let visible = display.screen.firstShown ?? now
+        let latency = advanceDeadline.map { "\(JSONText.number((visible - $0) * 1000)) ms" } ?? "-"
+        let decode = record.decodeMilliseconds.map { "\(JSONText.number($0)) ms" } ?? "-"
+        // Drivers without a real vblank count none (sequence 0 throughout): nothing to say then.
+        let pacing = display.screen.lastPacing.flatMap {
+            $0.vblanks > 0 ? " fade \($0.steps) steps over \($0.vblanks) vblanks" : nil
+        }
+        log(
+            "stats: slide \(SlideID(category: record.category, name: record.slide)) decode \(decode) "
+                + "deadline-to-present \(latency)\(pacing ?? "") \(house.memoryStats()) "
+                + "MemAvailable \(mib(ProcessMemory.availableBytes())) MiB"
+                + " at \(microseconds(visible))"
+        )
+    }
+
+    /// CLOCK_MONOTONIC seconds to the microsecond, so a test can line a slide up with what else the machine did.
+    private func microseconds(_ seconds: Double) -> String {
+        let whole = Int((seconds * 1_000_000).rounded())
+        return "\(whole / 1_000_000).\(String(whole % 1_000_000).leftPadded(to: 6))"
     }
 
     /// The day-part in force for `status` and MQTT: its name, until when (local time), and whether a category chosen
@@ -166,40 +204,6 @@ extension PlayerRuntime {
         fields += [
             "\"presented\":\(figures.presented)", "\"dropped\":\(figures.dropped)", "\"late\":\(figures.late)",
         ]
-        return "{" + fields.joined(separator: ",") + "}"
-    }
-
-    func statusLine(now: Double) -> String {
-        let status = player.status(now: now)
-        let mib = { (bytes: Int) in JSONText.number(Double(bytes) / 1_048_576) }
-        let memory = ProcessMemory.resident()
-        let fields = [
-            "\"category\":\(status.category.map(JSONText.quote) ?? "null")",
-            "\"slide\":\(status.slide.map { JSONText.quote($0.name) } ?? "null")",
-            "\"position\":\(status.position.map(String.init) ?? "null")",
-            "\"count\":\(status.count)",
-            "\"why\":\(status.why.map { JSONText.quote($0.rawValue) } ?? "null")",
-            "\"favourite\":\(status.favourite)",
-            "\"playlist\":\(playlistJSON(status))",
-            "\"paused\":[\(status.paused.map { JSONText.quote($0.rawValue) }.joined(separator: ","))]",
-            "\"seconds_left\":\(JSONText.number(status.secondsLeft))",
-            "\"frames_cached\":\(status.framesCached)",
-            "\"presented\":\(presentedCount)",
-            "\"screen\":\(display.isPoweredOn ? "\"on\"" : "\"off\"")",
-            "\"presence\":\(presenceAndButtons?.isPresent.map { $0 ? "\"present\"" : "\"absent\"" } ?? "null")",
-            "\"motion\":\(presenceAndButtons?.motion.map { $0 ? "true" : "false" } ?? "null")",
-            "\"cec\":\(cecStatus)",
-            "\"budget_used_mib\":\(mib(budget.used))",
-            "\"budget_total_mib\":\(mib(budget.limit))",
-            "\"rss_mib\":\(mib(memory.total))",
-            "\"anon_mib\":\(mib(memory.anonymous))",
-            "\"flips\":\(display.flips)",
-            "\"modesets\":\(display.modesets)",
-            "\"longest_turn_ms\":\(JSONText.number((longestTurn * 1000).rounded()))",
-            "\"sources\":\(syncs?.statusJSON(now: now) ?? "[]")",
-            "\"clip\":\(clipJSON(now: now))",
-        ]
-        longestTurn = 0
         return "{" + fields.joined(separator: ",") + "}"
     }
 }

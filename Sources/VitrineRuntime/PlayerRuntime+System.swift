@@ -32,11 +32,11 @@ extension PlayerRuntime {
             input?.suspend()
             inputRouter.reset()
             // The switch goes ahead once the screen is given up (after the flip in flight): `.seatReleased`.
-            display.releaseSeat(now: now)
+            for show in shows { show.display.releaseSeat(now: now) }
         case VirtualTerminal.acquireSignal:
             terminal?.acknowledgeAcquire()
             input?.resume()
-            display.returnSeat(now: now)
+            for show in shows { show.display.returnSeat(now: now) }
             log("VT back: the show goes on")
             send(.release(.vtAway, now: now))
         default:
@@ -46,7 +46,7 @@ extension PlayerRuntime {
 
     func handleInput(_ event: InputSource.Event, now: Double) {
         let outcome = inputRouter.route(
-            event, keys: configuration.settings.keys, screen: profileNow.scanout, now: now)
+            event, keys: configuration.settings.keys, screen: show.profileNow.scanout, now: now)
         defer {
             // Any key or touch is someone there, after the action it carried (see `PresenceAndButtons.activity`).
             switch event {
@@ -74,72 +74,17 @@ extension PlayerRuntime {
         }
     }
 
-    /// A DRM connector changed: unplugged, the show holds (a pause reason of its own); back, it is matched to its
-    /// profile again with `display.mode` and the profile's compose mode honoured, the mode is set again, and at
-    /// another size new buffers are made and the slide is redrawn.
-    func screenChanged(now: Double) {
-        guard let drm = display.executor as? DRMDisplay, let connector = drm.probeConnector() else { return }
-        guard connector.connected,
-            let (mode, profile) = DisplayOpener.chooseMode(
-                for: connector, settings: configuration.settings, table: configuration.deviceTable, log: log)
-        else {
-            guard !unplugged else { return }
-            unplugged = true
-            log(.warning, "\(connector.name) disconnected; the show waits for it")
-            display.unplugged(now: now)
-            send(.hold(.unplugged, now: now))
-            return
-        }
-        guard unplugged || mode.size != drm.size else { return }
-        unplugged = false
-        if mode.size == drm.size {
-            log("\(connector.name) connected again at \(mode)")
-            drm.use(mode)
-            display.plugged(sameMode: true, now: now)
-        } else {
-            log("\(connector.name) connected again at \(mode): profile \(profile.id), compose \(profile.compose)")
-            drm.pendingMode = mode
-            profileNow = profile
-            display.corner = (overlay, profile.compose, profile.rotation)
-            renderOptions.canvas = profile.compose
-            renderOptions.rotation = profile.rotation
-            renderOptions.fit = configuration.settings.fit ?? profile.fit
-            worker.setOptions(renderOptions)
-            follower.renditionMaker?.setProfile(profile, fit: configuration.settings.fit)
-            makeCorner(configuration.settings)
-            // New buffers once no flip is in flight; then `.redraw` paints the slide at the new size.
-            display.plugged(sameMode: false, now: now)
-        }
-        send(.release(.unplugged, now: now))
-    }
-
-    /// Puts the screen in the state the schedule asks for now, tells the show the date (for "on this day"), and
-    /// arms the timer for the next change of either: the wall-clock timer also fires when the clock is set, so a
-    /// step of the clock (NTP at boot, a new zone) is followed at once.
+    /// Puts each screen in the state its schedule asks for now, tells each show the date (for "on this day"), and
+    /// arms the timer for the next change of any: the wall-clock timer also fires when the clock is set, so a step
+    /// of the clock (NTP at boot, a new zone) is followed at once.
     func followSchedule() {
         let now = WallClockTimer.now()
         let local = LocalTime.now()
-        let today = ShowDay(local)
-        if player.today?.dayNumber != today.dayNumber {
-            send(.today(today, now: MonotonicClock.seconds()))
-        }
-        // Local midnight; on a day of a daylight-saving change the timer may fire an hour off, and is armed again.
-        var deadline = local.epoch - (local.hour * 3600 + local.minute * 60 + local.second) + 86400
-        let minute = LocalMinute(local)
-        let dayParts = configuration.settings.dayParts
-        let part = dayParts.flatMap { parts in parts.inForce(at: minute).map { parts.parts[$0] } }
-        if player.dayParts.part != part { send(.dayPart(part, now: MonotonicClock.seconds())) }
-        dayPartUntil = dayParts?.nextChange(after: minute)
-        if let boundary = dayPartUntil { deadline = min(deadline, boundary.epoch) }
-        guard let schedule = configuration.settings.screenSchedule else {
-            // Armed anyway: the kernel cancels a TFD_TIMER_CANCEL_ON_SET timer when it resumes from S3
-            // (timerfd_resume), so the loop wakes the moment the system does and can tell the show it slept.
-            scheduleTimer.arm(atEpochSeconds: min(deadline, now.epoch + 86400))
-            return
-        }
-        send(.command(.screen(on: schedule.isOn(atMinute: now.minuteOfDay)), now: MonotonicClock.seconds()))
-        let minutes = schedule.minutesUntilChange(fromMinute: now.minuteOfDay)
-        scheduleTimer.arm(atEpochSeconds: min(deadline, now.epoch - now.secondOfMinute + minutes * 60))
+        // Armed anyway: the kernel cancels a TFD_TIMER_CANCEL_ON_SET timer when it resumes from S3
+        // (timerfd_resume), so the loop wakes the moment the system does and can tell the show it slept.
+        var deadline = now.epoch + 86400
+        for show in shows { deadline = min(deadline, show.followSchedule(now: now, local: local)) }
+        scheduleTimer.arm(atEpochSeconds: deadline)
     }
 
     /// Looks at the clocks for a sleep before anything that woke the loop is handled.
@@ -165,7 +110,7 @@ extension PlayerRuntime {
     /// interval, with no catch-up advance.
     func woke(_ reason: String, now: Double) {
         log(reason)
-        display.woke(now: now)
+        for show in shows { show.display.woke(now: now) }
         send(.woke(now: now))
     }
 
@@ -183,12 +128,7 @@ extension PlayerRuntime {
             log(.error, "config reload refused, keeping the running settings: \(error)")
             return "config reload refused, keeping the running settings: \(error)"
         }
-        if settings.library != configuration.settings.library {
-            log("the library path changes on restart; still playing \(library.root)")
-        }
-        let pairingChanged =
-            settings.pairPortraits != configuration.settings.pairPortraits
-            || settings.minRating != configuration.settings.minRating
+        let previous = configuration.settings
         if settings.metricsFile != configuration.settings.metricsFile {
             metricsWriter = settings.metricsFile.map { MetricsWriter(path: $0) }
             if metricsWriter == nil { metricsTimer.disarm() } else { metricsTimer.arm(at: now) }
@@ -207,7 +147,8 @@ extension PlayerRuntime {
         let overlayChanged =
             settings.overlay != configuration.settings.overlay || settings.locale != configuration.settings.locale
         configuration.settings = settings
-        if overlayChanged { followOverlaySettings(settings, now: now) }
+        places = Self.openPlaces(settings, keeping: places, log: log)
+        for show in shows { show.reload(settings, previous: previous, overlayChanged: overlayChanged, now: now) }
         if let web, let new = settings.web, web.canTake(new) {
             if webChanged { log("web remote: reloaded settings taken") }
             web.take(new, maxMegapixels: settings.maxMegapixels)
@@ -235,31 +176,116 @@ extension PlayerRuntime {
             send(.release(.otherSource, now: now))
             startCEC(settings)
         }
-        follower.rescanInterval = settings.rescanInterval
-        position?.spacing = settings.positionSaveInterval
         terminal?.allowsSwitching = settings.display.vtSwitching
         followSchedule()
-        places = Self.openPlaces(settings, keeping: places, log: log)
-        renderOptions = Self.renderOptions(settings, profile: profileNow, places: places)
+        let options = shows.map { $0.reloadedOptions() }
+        log.forgetWarnings()
+        log("config reloaded from \(path)")
+        for (show, options) in zip(shows, options) { show.take(options, previous: previous, now: now) }
+        return nil
+    }
+}
+
+/// What the system does to one show: its screen plugged in or out, its schedule, a config reloaded.
+extension Show {
+    /// A DRM connector changed: unplugged, the show holds (a pause reason of its own); back, it is matched to its
+    /// profile again with `display.mode` and the profile's compose mode honoured, the mode is set again, and at
+    /// another size new buffers are made and the slide is redrawn.
+    func screenChanged(now: Double) {
+        guard let drm = display.executor as? DRMDisplay, let connector = drm.probeConnector() else { return }
+        guard connector.connected,
+            let (mode, profile) = DisplayOpener.chooseMode(
+                for: connector, settings: settings, table: house.configuration.deviceTable, log: log)
+        else {
+            guard !unplugged else { return }
+            unplugged = true
+            log(.warning, "\(connector.name) disconnected; the show waits for it")
+            display.unplugged(now: now)
+            send(.hold(.unplugged, now: now))
+            return
+        }
+        guard unplugged || mode.size != drm.size else { return }
+        unplugged = false
+        if mode.size == drm.size {
+            log("\(connector.name) connected again at \(mode)")
+            drm.use(mode)
+            display.plugged(sameMode: true, now: now)
+        } else {
+            log("\(connector.name) connected again at \(mode): profile \(profile.id), compose \(profile.compose)")
+            drm.pendingMode = mode
+            profileNow = profile
+            display.corner = (overlay, profile.compose, profile.rotation)
+            renderOptions.canvas = profile.compose
+            renderOptions.rotation = profile.rotation
+            renderOptions.fit = settings.fit ?? profile.fit
+            worker.setOptions(renderOptions)
+            follower.renditionMaker?.setProfile(profile, fit: settings.fit)
+            makeCorner()
+            // New buffers once no flip is in flight; then `.redraw` paints the slide at the new size.
+            display.plugged(sameMode: false, now: now)
+        }
+        send(.release(.unplugged, now: now))
+    }
+
+    /// Puts the screen in the state the schedule asks for now and tells the show the date; returns the epoch second
+    /// of the next change of either (local midnight at the latest).
+    func followSchedule(now: (epoch: Int, minuteOfDay: Int, secondOfMinute: Int), local: LocalTime) -> Int {
+        let today = ShowDay(local)
+        if player.today?.dayNumber != today.dayNumber {
+            send(.today(today, now: MonotonicClock.seconds()))
+        }
+        // Local midnight; on a day of a daylight-saving change the timer may fire an hour off, and is armed again.
+        var deadline = local.epoch - (local.hour * 3600 + local.minute * 60 + local.second) + 86400
+        let minute = LocalMinute(local)
+        let dayParts = settings.dayParts
+        let part = dayParts.flatMap { parts in parts.inForce(at: minute).map { parts.parts[$0] } }
+        if player.dayParts.part != part { send(.dayPart(part, now: MonotonicClock.seconds())) }
+        dayPartUntil = dayParts?.nextChange(after: minute)
+        if let boundary = dayPartUntil { deadline = min(deadline, boundary.epoch) }
+        guard let schedule = settings.screenSchedule else { return deadline }
+        send(.command(.screen(on: schedule.isOn(atMinute: now.minuteOfDay)), now: MonotonicClock.seconds()))
+        let minutes = schedule.minutesUntilChange(fromMinute: now.minuteOfDay)
+        return min(deadline, now.epoch - now.secondOfMinute + minutes * 60)
+    }
+
+    /// New settings from a reload, before the runtime's own are applied: this show's as its output says.
+    func reload(_ new: Settings, previous: Settings, overlayChanged: Bool, now: Double) {
+        if new.library != previous.library {
+            log("the library path changes on restart; still playing \(library.root)")
+        }
+        settings = new
+        if overlayChanged { followOverlaySettings(now: now) }
+    }
+
+    /// The runtime has taken the reload too: the show's parts follow its new settings, and the player's options
+    /// as they now are come back for `take`.
+    func reloadedOptions() -> Player.Options {
+        follower.rescanInterval = settings.rescanInterval
+        position?.spacing = settings.positionSaveInterval
+        renderOptions = Self.renderOptions(settings, profile: profileNow, places: house.places)
         worker.setOptions(renderOptions)
         display.fadeSeconds = Self.fadeSeconds(
-            settings, profile: profileNow, budget: budget, blendsCleanly: display.blendsCleanly,
+            settings, profile: profileNow, budget: house.budget, blendsCleanly: display.blendsCleanly,
             screen: screenDescription, log: log)
         var options = player.options
         options.interval = settings.interval
         options.order = settings.order
         options.mix = settings.mix
         options.dayPartHold = settings.dayParts?.hold
-        options.pairPortraits = settings.pairPortraits && profileNow.compose.width > profileNow.compose.height
+        options.pairPortraits = pairsPortraits
         options.wakeOutsideSchedule = settings.presence?.wakeOutsideSchedule ?? false
         options.transitionSeconds = display.fadeSeconds ?? 0
-        log.forgetWarnings()
-        log("config reloaded from \(path)")
+        return options
+    }
+
+    /// The player takes its new options (after the log says the config is reloaded).
+    func take(_ options: Player.Options, previous: Settings, now: Double) {
+        let pairingChanged =
+            settings.pairPortraits != previous.pairPortraits || settings.minRating != previous.minRating
         perform(player.update(options))
         player.changeFavouriteRating(to: settings.favouriteRating)
         // Pairs (in name and newest order) and the rating filter are made when a category is indexed: index the
         // active one again.
         if pairingChanged, let active = player.active { send(.command(.category(.named(active)), now: now)) }
-        return nil
     }
 }

@@ -186,7 +186,7 @@ class VM:
     """A booted guest; use as a context manager. Attributes: share (host folder = guest /share), boot_seconds."""
 
     def __init__(self, device="virtio", width=800, height=480, memory_mb=1024, share=None, boot_timeout=120,
-                 inputs=False, preload=(), insmod=(), cpus=1, newer=False, options=()):
+                 inputs=False, preload=(), insmod=(), cpus=1, newer=False, options=(), outputs=1):
         if device not in DRIVERS:
             raise ValueError(f"device must be one of {sorted(DRIVERS)}")
         self.device, self.width, self.height, self.memory_mb = device, width, height, memory_mb
@@ -197,6 +197,8 @@ class VM:
         self.insmod = list(insmod)  # module files (.ko) loaded after `preload`, e.g. an out-of-tree vkms.ko
         # Module parameters ("vkms.enable_overlay=1") on the kernel's command line, where modprobe reads them.
         self.options = list(options)
+        # virtio-gpu heads (connectors Virtual-1, Virtual-2, ...); each head's picture is screendump(head=N).
+        self.outputs = outputs
         # Two CPUs where a test needs the player's thread and a decoding thread at once (a Pi has four); TCG then
         # runs them on two host threads (MTTCG).
         self.cpus = cpus
@@ -225,7 +227,7 @@ class VM:
 
     def qemu_arguments(self, kernel_path, initrd):
         if self.device == "virtio":
-            panel = ["-device", f"virtio-gpu-pci,xres={self.width},yres={self.height}"]
+            panel = ["-device", f"virtio-gpu-pci,id=video0,xres={self.width},yres={self.height},max_outputs={self.outputs}"]
         elif self.device == "qxl":
             panel = ["-device", f"qxl-vga,xres={self.width},yres={self.height}"]
         elif self.device == "cirrus":
@@ -404,11 +406,15 @@ class VM:
                 raise RuntimeError(f"QMP {command}: {reply['error'].get('desc')}")
             # anything else is an asynchronous event: skip it
 
-    def screendump(self):
-        """The panel's current picture as an RGB PIL.Image (QMP screendump writes a PPM on the host)."""
+    def screendump(self, head=0):
+        """The panel's current picture as an RGB PIL.Image (QMP screendump writes a PPM on the host); `head` picks
+        one of virtio-gpu's outputs."""
         from PIL import Image
         path = f"{self._dir}/screendump.ppm"
-        self.qmp("screendump", filename=path)
+        if head:
+            self.qmp("screendump", filename=path, device="video0", head=head)
+        else:
+            self.qmp("screendump", filename=path)
         with Image.open(path) as image:
             picture = image.convert("RGB")
         os.unlink(path)

@@ -40,7 +40,10 @@ import VitrineTestSupport
         let properties = Self.member(settingsSchema, "properties")
         #expect(Self.keys(properties) == Set(Settings.keyNames))
         #expect(Self.keys(Self.member(properties, "display", "properties")) == Set(Settings.displayKeyNames))
-        #expect(Self.keys(Self.member(properties, "screenSchedule", "properties")) == Set(Settings.scheduleKeyNames))
+        #expect(Self.keys(Self.member(properties, "screenSchedule", "properties")) == Set(ScreenSchedule.keyNames))
+        #expect(
+            Self.keys(Self.member(properties, "outputs", "items", "properties"))
+                == Set(OutputSettings.placeKeyNames + OutputSettings.showKeyNames))
         #expect(
             Self.keys(Self.member(properties, "keys", "properties")) == Set(KeyMap.Action.allCases.map(\.rawValue)))
         let choices: [(String, [String])] = [

@@ -5,7 +5,7 @@ import VitrinePlatform
 
 /// Clips: the player's `.playClip` and `.clip` actions carried out, the stream's pictures paced onto the screen,
 /// and the clip's end told back to the player.
-extension PlayerRuntime {
+extension Show {
     func playClip(_ request: ClipRequest) {
         stopClip()
         // The file the first picture came from: a rendition made for boards that cannot play the original
@@ -17,13 +17,13 @@ extension PlayerRuntime {
         guard let path = shown.flatMap({ Library.isClipName($0) ? $0 : nil }) ?? picker.pickClip(request.slide) else {
             return
         }
-        let settings = ClipStream.Settings(
-            options: renderOptions, decoding: configuration.settings.video.decoder,
-            maxSeconds: configuration.settings.video.maxSeconds, loop: request.loop,
-            sound: configuration.settings.video.audio ? configuration.settings.video.audioDevice : nil,
-            planar: display.takesPlanarClips)
+        let video = settings.video
         let stream = ClipStream(
-            path: path, poster: request.poster, settings: settings, budget: budget, wakeup: clipWakeup)
+            path: path, poster: request.poster,
+            settings: ClipStream.Settings(
+                options: renderOptions, decoding: video.decoder, maxSeconds: video.maxSeconds, loop: request.loop,
+                sound: video.audio ? video.audioDevice : nil, planar: display.takesPlanarClips),
+            budget: house.budget, wakeup: clipWakeup)
         let id = request.slide.id
         let record = PresentRecord(
             category: id.category, slide: id.name, file: path, decodeMilliseconds: nil,
@@ -44,7 +44,7 @@ extension PlayerRuntime {
         switch command {
         case .pause:
             playback.hold(true, now: now)
-            if configuration.stats { log("stats: clip \(playback.id) held at \(JSONText.number(now))") }
+            if house.configuration.stats { log("stats: clip \(playback.id) held at \(JSONText.number(now))") }
         case .resume:
             playback.hold(false, now: now)
             logClock(playback)
@@ -69,7 +69,7 @@ extension PlayerRuntime {
         for request in display.releaseDeferred() { worker.submit(request) }
         if let decoder = playback.decoder {
             let done = playback.figures
-            figures.recordClip(decoder: decoder, shown: done.presented, dropped: done.dropped, late: done.late)
+            house.figures.recordClip(decoder: decoder, shown: done.presented, dropped: done.dropped, late: done.late)
         }
         clipFigures = playback.figures
         playback.stream.stop()
@@ -125,7 +125,9 @@ extension PlayerRuntime {
         let lateBefore = playback.pacer.figures.late
         playback.pacer.shown(time: handed.time, glass: at, vblank: display.refreshPeriod != nil)
         playback.lastShown = frame
-        if configuration.stats, playback.pacer.figures.late > lateBefore, let due = playback.pacer.due(handed.time) {
+        if house.configuration.stats, playback.pacer.figures.late > lateBefore,
+            let due = playback.pacer.due(handed.time)
+        {
             log(
                 "stats: clip \(playback.id) picture at \(JSONText.number(handed.time)) s late by "
                     + "\(JSONText.number(((at - due) * 10000).rounded() / 10)) ms (due \(JSONText.number(due)), "
@@ -187,7 +189,7 @@ extension PlayerRuntime {
     /// Where the clip's clock stands (`--stats`): clip time 0's vblank on the monotonic clock, from which every
     /// picture and the sound are due, set at the start and again at each resume.
     private func logClock(_ playback: ClipPlayback) {
-        guard configuration.stats, playback.started, let anchor = playback.pacer.anchor else { return }
+        guard house.configuration.stats, playback.started, let anchor = playback.pacer.anchor else { return }
         log("stats: clip \(playback.id) clock: clip time 0 at \(JSONText.number(anchor))")
     }
 
@@ -214,7 +216,7 @@ extension PlayerRuntime {
             "clip \(playback.id) ended: \(done.presented) pictures shown, \(done.dropped) dropped, "
                 + "\(done.late) late")
         if let last = playback.lastShown, display.fadeSeconds != nil,
-            let copy = PlanarFrames.xrgbCopy(of: last, budget: budget, purpose: "the clip's last picture")
+            let copy = PlanarFrames.xrgbCopy(of: last, budget: house.budget, purpose: "the clip's last picture")
         {
             display.clipEnded(on: copy)
         }
