@@ -42,7 +42,7 @@ FUZZ_TARGETS := jpeg png webp vp8l heif settings devices control sync
 
 .PHONY: builtin-devices places all deps check-deps bench-deps deploy-check-deps build release run test unit-tests lint format shellcheck \
 	check-photos check-places check-renditions vm-test deploy-test bench symbol-order clean fault-deps faults test-asan \
-	test-tsan fuzz fuzz-brief soak vm-lowram vm-pacing vm-planes mqtt-deps mqtt-test web-deps web-test sync-deps sync-test selection-test \
+	test-tsan fuzz fuzz-brief soak vm-lowram vm-pacing vm-planes vm-screens mqtt-deps mqtt-test web-deps web-test sync-deps sync-test selection-test \
 	video-test \
 	vm-guard vm-display vm-input vm-gpio vm-cec vm-suspend vm-power vm-service vm-paired
 
@@ -149,13 +149,14 @@ check-photos: release check-deps
 # with a virtio keyboard and tablet through libinput, and across S3 and s2idle; then deploy/vitrine.service
 # installed by deploy/install.sh under a real systemd in a guest; screen power, VT switches mid-fade and the Pi 4/5
 # card layout on virtio-gpu, bochs, qxl and cirrus (test_power.py, two guests at a time); frame pacing on vkms; a
-# clip as NV12 on a Y'CbCr plane (vkms on Debian's newest kernel, test_planes.py);
+# clip as NV12 on a Y'CbCr plane (vkms on Debian's newest kernel, test_planes.py); two screens of one card, each its
+# own show (vkms's configfs on that kernel, test_screens.py);
 # GPIO buttons and a motion sensor on gpio-sim (test_gpio.py); HDMI-CEC to a TV played by cec-ctl on vivid
 # (test_cec.py).
 # Installs QEMU and a kernel when it can; skips with the reason when it cannot (a failure under CI=true).
 # The service test's guest runs beside the keyboard, GPIO, CEC and suspend guests (vm-paired): one-CPU guests that
 # mostly wait, one core each.
-VM_STAGES := vm-guard vm-display vm-power vm-pacing vm-planes vm-paired
+VM_STAGES := vm-guard vm-display vm-power vm-pacing vm-planes vm-screens vm-paired
 vm-test: $(VM_STAGES)
 
 vm-paired: release check-deps mqtt-deps
@@ -290,6 +291,11 @@ vm-pacing: release check-deps
 # unpacked and its vkms built by Tests/VM/newer_kernel.sh in about a minute; the guest's run takes half a minute).
 vm-planes: release check-deps
 	/usr/bin/python3 Tests/VM/test_planes.py --vitrine .build/release/vitrine
+
+# Two screens from one card, each its own show (`outputs`): vkms's configfs on the same newer kernel makes a card
+# with two CRTCs and two connectors (QEMU's virtio-gpu never reports its second head connected without a display).
+vm-screens: release check-deps
+	/usr/bin/python3 Tests/VM/test_screens.py --vitrine .build/release/vitrine
 
 # A 256 MB, one-CPU guest on a 1920x1080 panel plays large photos for 200 slides.
 vm-lowram: release check-deps

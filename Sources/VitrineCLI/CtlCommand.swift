@@ -16,7 +16,7 @@ struct CtlCommand {
 
     static let parser = ArgumentParser(
         command: "ctl",
-        synopsis: "[--control PATH] COMMAND...",
+        synopsis: "[--control PATH] [--output NAME] COMMAND...",
         summary: """
             Sends COMMAND to the player's control socket and prints the answer. Commands: \(ControlCommand.usage).
             `status` answers one JSON line. Exit status 1 when the player refuses the command or cannot be reached.
@@ -26,6 +26,9 @@ struct CtlCommand {
                 name: "--control", value: "PATH",
                 help: "control socket (default: the config's, else $XDG_RUNTIME_DIR/vitrine.sock)"),
             .init(name: "--config", value: "FILE", help: "config file naming the control socket"),
+            .init(
+                name: "--output", value: "NAME",
+                help: "the screen whose show the command is for (an output's name); default: every screen's"),
         ],
         maximumArguments: nil)
 
@@ -36,12 +39,13 @@ struct CtlCommand {
         guard ControlCommand.parse(line) != nil else {
             throw UsageError(command: "ctl", message: "unknown command '\(line)' (commands: \(ControlCommand.usage))")
         }
+        let addressed = parsed.value("--output").map { "@\($0) \(line)" } ?? line
         var path = parsed.value("--control")
         if path == nil, let settings = try? ConfigContext.load(explicit: parsed.value("--config")).settings {
             path = settings.controlSocket
         }
         let socketPath = path ?? ControlServer.defaultPath()
-        switch Self.exchange(line, path: socketPath) {
+        switch Self.exchange(addressed, path: socketPath) {
         case .success(let answer):
             if answer.hasPrefix("error") {
                 console.error("vitrine ctl: \(answer)\n")

@@ -46,6 +46,17 @@ public struct DeviceProfile: Sendable, Equatable {
     /// The size of each scanout buffer.
     public var scanout: Size { rotation.scanoutSize(forCompose: compose) }
 
+    /// The same panel turned by `turn` instead (an output's `rotation`): the scanout stays, the canvas and the
+    /// rendition follow the turn.
+    public func turned(_ turn: Rotation) -> DeviceProfile {
+        var profile = self
+        let scanout = self.scanout
+        profile.rotation = turn
+        profile.compose = turn.swapsAxes ? scanout.transposed : scanout
+        if turn.swapsAxes != rotation.swapsAxes { profile.rendition = rendition.transposed }
+        return profile
+    }
+
     /// The least budget the player can run with: two scanout buffers plus one decoded frame.
     public var minimumBudgetBytes: Int {
         (scanout.xrgbByteCount ?? Int.max / 4) * 2 + (compose.xrgbByteCount ?? Int.max / 4)

@@ -96,6 +96,8 @@ public struct Settings: Sendable, Equatable {
     public var mirror = false
     /// Turns the picture for a panel mounted sideways, over the device table's (an output's `rotation`).
     public var rotation: Rotation?
+    /// Only these categories of the library are shown (an output's `categories`); nil: all.
+    public var categories: [String]?
 
     public init() {}
 
@@ -151,6 +153,7 @@ public struct Settings: Sendable, Equatable {
         settings.display.mode = output.mode ?? display.mode
         settings.rotation = output.rotation ?? rotation
         settings.library = output.library ?? library
+        settings.categories = output.categories
         settings.startCategory = output.startCategory ?? startCategory
         settings.interval = output.interval ?? interval
         settings.order = output.order ?? order

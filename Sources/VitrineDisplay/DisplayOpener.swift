@@ -185,6 +185,7 @@ package enum DisplayOpener {
                     for: PanelDescription(connector: connector.name, mode: chosen.size), atNativeSize: true)
             }
         }
+        if let turn = settings.rotation { profile = profile.turned(turn) }
         return (chosen, profile)
     }
 
@@ -233,6 +234,22 @@ package enum DisplayOpener {
                 }
                 if ready[0].revents != 0 { _ = monitor.takeChanges() }
             }
+        }
+    }
+
+    /// Headless stand-ins for the screens `outputs` names, each at its output's mode (else `size`): several shows
+    /// with no screen at all, for tests and benchmarks. A mirror without `outputs` gets one.
+    package static func headlessOutputs(_ settings: Settings, size: Size, table: DeviceTable) -> [OpenedOutput] {
+        let outputs =
+            settings.outputs.isEmpty ? [OutputSettings(name: "screen", connector: "screen")] : settings.outputs
+        return outputs.map { output in
+            let own = settings.mirror ? settings : settings.forOutput(output)
+            let mode = output.mode.flatMap { Size(parsing: String($0.split(separator: "@")[0])) } ?? size
+            var profile = table.profile(for: PanelDescription(mode: mode))
+            if let turn = own.rotation { profile = profile.turned(turn) }
+            return OpenedOutput(
+                name: output.name, settings: own,
+                display: OpenedDisplay(profile: profile, description: "a headless \(profile.scanout) panel"))
         }
     }
 

@@ -70,16 +70,36 @@ extension PlayerRuntime {
     /// Answers a command line from a transport that may ask what `authority` allows; `setting` names the config
     /// key that says so, for the refusal.
     func answer(_ line: String, authority: CommandAuthority, setting: String) -> String {
+        // `@NAME COMMAND` addresses one output's show; without it a command goes to every show.
+        var text = Substring(line)
+        var addressed: Show?
+        if text.hasPrefix("@") {
+            let name = text.dropFirst().prefix { $0 != " " }
+            text = text.dropFirst(name.count + 1).drop { $0 == " " }
+            guard let named = shows.first(where: { $0.name == name }) else {
+                let have = shows.map { JSONText.quote($0.name) }.joined(separator: ", ")
+                return "error: no output named \(JSONText.quote(String(name))) (have: \(have))"
+            }
+            addressed = named
+        }
+        let line = String(text)
         guard let command = ControlCommand.parse(line) else { return "error: \(ControlCommand.refusal(line))" }
         guard authority.permits(command) else {
             return "error: \(command.word) is not allowed here (\(setting) is \"\(authority.rawValue)\")"
         }
-        if case .category(.named(let name)) = command, !show.player.categories.contains(name) {
-            let have = show.player.categories.map { $0.isEmpty ? "\"\" (the library root)" : JSONText.quote($0) }
-            return "error: no category named \(JSONText.quote(name)) (have: \(have.joined(separator: ", ")))"
+        var targets = addressed.map { [$0] } ?? shows
+        if case .category(.named(let name)) = command {
+            // Without an output, the shows that have the category take it.
+            let having = targets.filter { $0.player.categories.contains(name) }
+            guard !having.isEmpty else {
+                let have = Set(targets.flatMap(\.player.categories)).sorted()
+                    .map { $0.isEmpty ? "\"\" (the library root)" : JSONText.quote($0) }
+                return "error: no category named \(JSONText.quote(name)) (have: \(have.joined(separator: ", ")))"
+            }
+            targets = having
         }
         let now = MonotonicClock.seconds()
-        if command == .status { return statusLine(now: now) }
+        if command == .status { return statusLine(of: addressed, now: now) }
         if command == .reload { return reload(now: now).map { "error: \($0)" } ?? "ok" }
         if command == .rotateToken {
             guard let web else { return "error: the web remote is off (no web settings)" }
@@ -90,12 +110,14 @@ extension PlayerRuntime {
                 return "error: \(error)"
             }
         }
-        // A slide asked for by name counts, in `--stats`, from the request.
-        switch command {
-        case .next, .previous, .first, .category: show.advanceDeadline = now
-        default: break
+        for show in targets {
+            // A slide asked for by name counts, in `--stats`, from the request.
+            switch command {
+            case .next, .previous, .first, .category: show.advanceDeadline = now
+            default: break
+            }
+            show.send(.command(command, now: now))
         }
-        send(.command(command, now: now))
         var wakes = true
         if case .screen = command { wakes = false }
         sendAll(presenceAndButtons?.activity(now: now, wakes: wakes))
@@ -111,24 +133,14 @@ extension PlayerRuntime {
             + "\"tv\":\"\(state.tvPower.rawValue)\",\"active_source\":\(state.isActiveSource)}"
     }
 
-    func statusLine(now: Double) -> String {
-        let show = self.show
-        let status = show.player.status(now: now)
+    /// `status`: the player's state as one JSON object. With several screens, the first's show (or the one
+    /// addressed) at the top as with one, and each show under `outputs` by its name.
+    func statusLine(of addressed: Show? = nil, now: Double) -> String {
+        let show = addressed ?? self.show
         let mib = { (bytes: Int) in JSONText.number(Double(bytes) / 1_048_576) }
         let memory = ProcessMemory.resident()
-        let fields = [
-            "\"category\":\(status.category.map(JSONText.quote) ?? "null")",
-            "\"slide\":\(status.slide.map { JSONText.quote($0.name) } ?? "null")",
-            "\"position\":\(status.position.map(String.init) ?? "null")",
-            "\"count\":\(status.count)",
-            "\"why\":\(status.why.map { JSONText.quote($0.rawValue) } ?? "null")",
-            "\"favourite\":\(status.favourite)",
-            "\"playlist\":\(show.playlistJSON(status))",
-            "\"paused\":[\(status.paused.map { JSONText.quote($0.rawValue) }.joined(separator: ","))]",
-            "\"seconds_left\":\(JSONText.number(status.secondsLeft))",
-            "\"frames_cached\":\(status.framesCached)",
-            "\"presented\":\(show.presentedCount)",
-            "\"screen\":\(show.display.isPoweredOn ? "\"on\"" : "\"off\"")",
+        var fields = show.statusFields(now: now)
+        fields += [
             "\"presence\":\(presenceAndButtons?.isPresent.map { $0 ? "\"present\"" : "\"absent\"" } ?? "null")",
             "\"motion\":\(presenceAndButtons?.motion.map { $0 ? "true" : "false" } ?? "null")",
             "\"cec\":\(cecStatus)",
@@ -136,14 +148,45 @@ extension PlayerRuntime {
             "\"budget_total_mib\":\(mib(budget.limit))",
             "\"rss_mib\":\(mib(memory.total))",
             "\"anon_mib\":\(mib(memory.anonymous))",
-            "\"flips\":\(show.display.flips)",
-            "\"modesets\":\(show.display.modesets)",
             "\"longest_turn_ms\":\(JSONText.number((longestTurn * 1000).rounded()))",
             "\"sources\":\(syncs?.statusJSON(now: now) ?? "[]")",
-            "\"clip\":\(show.clipJSON(now: now))",
         ]
+        if shows.count > 1 || addressed != nil {
+            fields.append("\"output\":\(JSONText.quote(show.name))")
+        }
+        if shows.count > 1, addressed == nil {
+            let each = shows.map { show in
+                "{\"name\":\(JSONText.quote(show.name)),\(show.statusFields(now: now).joined(separator: ","))}"
+            }
+            fields.append("\"outputs\":[\(each.joined(separator: ","))]")
+        }
         longestTurn = 0
         return "{" + fields.joined(separator: ",") + "}"
+    }
+}
+
+extension Show {
+    /// This show's part of `status`.
+    func statusFields(now: Double) -> [String] {
+        let status = player.status(now: now)
+        return [
+            "\"category\":\(status.category.map(JSONText.quote) ?? "null")",
+            "\"slide\":\(status.slide.map { JSONText.quote($0.name) } ?? "null")",
+            "\"position\":\(status.position.map(String.init) ?? "null")",
+            "\"count\":\(status.count)",
+            "\"why\":\(status.why.map { JSONText.quote($0.rawValue) } ?? "null")",
+            "\"favourite\":\(status.favourite)",
+            "\"playlist\":\(playlistJSON(status))",
+            "\"paused\":[\(status.paused.map { JSONText.quote($0.rawValue) }.joined(separator: ","))]",
+            "\"seconds_left\":\(JSONText.number(status.secondsLeft))",
+            "\"frames_cached\":\(status.framesCached)",
+            "\"presented\":\(presentedCount)",
+            "\"screen\":\(display.isPoweredOn ? "\"on\"" : "\"off\"")",
+            "\"flips\":\(display.flips)",
+            "\"modesets\":\(display.modesets)",
+            "\"clip\":\(clipJSON(now: now))",
+            "\"size\":\"\(display.size)\"",
+        ]
     }
 }
 

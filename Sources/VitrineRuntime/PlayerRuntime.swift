@@ -98,6 +98,8 @@ public final class PlayerRuntime {
                 DisplayOpener.OpenedOutput(
                     name: opened.connector?.name ?? "screen", settings: settings, display: opened)
             ]
+        } else if case .headless(let size) = configuration.display {
+            outputs = DisplayOpener.headlessOutputs(settings, size: size, table: configuration.deviceTable)
         } else {
             outputs = try DisplayOpener.openOutputs(configuration, log: log)
         }
@@ -130,15 +132,11 @@ public final class PlayerRuntime {
                 pixelSize: first.profile.scanout))
         let crashGuard = CrashGuard(folder: StateDirectory.path)
         for note in crashGuard.notes { log(.warning, note) }
-        let snapshots: SnapshotWriter?
         do {
             // Both only change process settings and cannot fail for these arguments (sigaction of SIGPIPE, mallopt).
             _ = vitrine_ignore_sigpipe()
             _ = vitrine_return_large_blocks()
             loop = try EventLoop()
-            snapshots = try configuration.snapshots.map { (directory) throws(RuntimeError) in
-                try SnapshotWriter(directory: directory, started: MonotonicClock.seconds())
-            }
             // Like the other links, a control socket that cannot be made is one log line: the show matters more.
             do {
                 control = try ControlServer(path: configuration.controlPath ?? ControlServer.defaultPath())
@@ -170,6 +168,17 @@ public final class PlayerRuntime {
             do {
                 position = try store.map { (store) throws(RuntimeError) in
                     try PositionKeeper(store: store, library: root, spacing: own.positionSaveInterval, log: log)
+                }
+            } catch {
+                throw PlayError("\(error)")
+            }
+            let snapshots: SnapshotWriter?
+            do {
+                // Each screen's frames in a folder of its own where there are several.
+                snapshots = try configuration.snapshots.map { (directory) throws(RuntimeError) in
+                    try SnapshotWriter(
+                        directory: several ? "\(directory)/\(output.name)" : directory,
+                        started: MonotonicClock.seconds())
                 }
             } catch {
                 throw PlayError("\(error)")

@@ -256,7 +256,18 @@ final class Show {
     }
 
     func send(_ event: Player.Event) {
-        perform(player.handle(event))
+        perform(player.handle(narrowed(event)))
+    }
+
+    /// The library's categories as this show has them: only those its output names, where it names some.
+    private func narrowed(_ event: Player.Event) -> Player.Event {
+        guard let only = settings.categories else { return event }
+        switch event {
+        case .start(let categories, let now): return .start(categories: categories.filter(only.contains), now: now)
+        case .categoriesChanged(let categories, let now):
+            return .categoriesChanged(categories.filter(only.contains), now: now)
+        default: return event
+        }
     }
 
     func sendAll(_ events: [Player.Event]?) {

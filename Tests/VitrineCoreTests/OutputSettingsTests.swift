@@ -115,3 +115,18 @@ import VitrineCore
         #expect(settings.display.connector == "HDMI-A-1")
     }
 }
+
+@Suite struct TurnedProfileTests {
+    @Test func aTurnKeepsTheScanoutAndTurnsTheCanvas() {
+        let landscape = DeviceProfile(
+            id: "p", name: "P", connectors: [], mode: Size(width: 1920, height: 1080), edidName: nil,
+            compose: Size(width: 1920, height: 1080), rotation: .none, rendition: Size(width: 1920, height: 1080),
+            fit: .contain, memoryBudgetMiB: 128, note: nil)
+        let portrait = landscape.turned(.clockwise90)
+        #expect(portrait.scanout == landscape.scanout)
+        #expect(portrait.compose == Size(width: 1080, height: 1920))
+        #expect(portrait.rendition == Size(width: 1080, height: 1920))
+        #expect(portrait.turned(.upsideDown).compose == Size(width: 1920, height: 1080))
+        #expect(portrait.turned(.clockwise270).rendition == Size(width: 1080, height: 1920))
+    }
+}

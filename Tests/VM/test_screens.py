@@ -1,0 +1,205 @@
+#!/usr/bin/python3
+"""Two screens from one card, each its own show (`outputs`), on a real kernel: vkms on Debian's newest kernel
+(newer_kernel.sh), given a second device through its configfs with two CRTCs, each with its primary plane, encoder
+and connector (Virtual-2 and Virtual-3), whose flips complete on each CRTC's own vblank timer. QEMU's virtio-gpu
+has a second head too (`max_outputs=2`), but with no display attached QEMU never reports it connected.
+
+- the "menu" output plays only the Menu category at 640x480 every 1.5 s, the "offers" output only Offers at
+  800x600 every 2.5 s: the kernel's atomic state shows both CRTCs on, each primary plane on an XR24 framebuffer of
+  its screen's size; each plane's own buffer, read through the kernel (GETFB2, MAP_DUMB: test_planes.py's reader),
+  holds the photo its show says is on screen, by the colour the test painted into that photo;
+- each show keeps its own pace: the gaps between its slides (the player's `--stats` times) are its interval;
+- `ctl --output offers pause` pauses only the offers screen (TwoScreensEndToEndTests covers the rest of the
+  addressing, headless);
+- Virtual-3 unplugged (configfs status): the offers show holds ("unplugged" among its pause reasons) while the
+  menu's goes on; plugged back, the offers show goes on.
+
+Prints `N passed, M failed`. Without QEMU, the newer kernel or its vkms it skips with the reason, except under
+CI=true, where that is a failure.
+
+Usage: test_screens.py [--vitrine PATH]
+"""
+import json
+import os
+import re
+import sys
+import time
+
+from PIL import Image
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, HERE)
+import test_display as display  # noqa: E402
+import test_planes as planes  # noqa: E402
+import vm as vmlib  # noqa: E402
+
+record = display.record
+STATS = re.compile(r"stats: slide (\w+)/(\d) .* at ([0-9.]+)")
+# A vkms device with two CRTCs, each with a primary plane, an encoder and a connector (Documentation/gpu/vkms.rst).
+TWO_SCREENS = """
+set -e
+mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+d=/sys/kernel/config/vkms/two
+mkdir $d
+for i in 0 1; do
+  mkdir $d/crtcs/crtc$i $d/planes/primary$i $d/encoders/encoder$i $d/connectors/connector$i
+  echo 1 > $d/planes/primary$i/type
+  ln -s $d/crtcs/crtc$i $d/planes/primary$i/possible_crtcs/
+  ln -s $d/crtcs/crtc$i $d/encoders/encoder$i/possible_crtcs/
+  ln -s $d/encoders/encoder$i $d/connectors/connector$i/possible_encoders/
+done
+echo 1 > $d/enabled
+"""
+# The colour of each photo: the category's hue, brighter with the number.
+COLOURS = {(category, n): tuple(min(255, c + 40 * n) for c in base)
+           for category, base in (("Menu", (150, 20, 20)), ("Offers", (20, 20, 150))) for n in range(3)}
+
+
+def make_library(share):
+    for (category, n), colour in COLOURS.items():
+        os.makedirs(f"{share}/lib/{category}", exist_ok=True)
+        Image.new("RGB", (1024, 768), colour).save(f"{share}/lib/{category}/{n}.png")
+    os.makedirs(f"{share}/lib/Other")
+    Image.new("RGB", (1024, 768), (0, 200, 0)).save(f"{share}/lib/Other/green.png")
+
+
+def run(vitrine):
+    with vmlib.VM(device="none", preload=["vkms"], cpus=2, newer=True) as vm:
+        share = vm.share
+        with open(f"{share}/two.sh", "w") as f:
+            f.write(TWO_SCREENS)
+        with open(f"{share}/planes.py", "w") as f:
+            f.write(planes.PLANE_READER)
+        rc, out = vm.run("sh /share/two.sh && ls /sys/class/drm && cat /sys/class/drm/card1-Virtual-*/status")
+        record(rc == 0 and out.count("connected") == 2,
+               f"vkms's configfs makes a card with two connected screens ({' '.join(out.split())[:120]})")
+        make_library(share)
+        with open(f"{share}/two.json", "w") as f:
+            json.dump({"library": "/share/lib", "deviceTable": f"{REPO}/Config/devices.json", "transition": "none",
+                       "controlSocket": "/tmp/two.sock", "display": {"backend": "drm", "device": "/dev/dri/card1"},
+                       "outputs": [
+                           {"name": "menu", "connector": "Virtual-2", "categories": ["Menu"], "interval": 1.5,
+                            "mode": "640x480"},
+                           {"name": "offers", "connector": "Virtual-3", "categories": ["Offers"], "interval": 2.5,
+                            "mode": "800x600"}]}, f)
+        vm.run("mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug")
+        vm.spawn("player", f"exec {vitrine} play --config /share/two.json --stats")
+
+        def text():
+            with open(f"{share}/player.out", errors="replace") as f:
+                return f.read()
+
+        def until(condition, seconds):
+            deadline = time.monotonic() + seconds
+            while time.monotonic() < deadline:
+                value = condition()
+                if value:
+                    return value
+                time.sleep(0.1)
+            return condition()
+
+        def slides(category):
+            return [(int(n), float(at)) for c, n, at in STATS.findall(text()) if c == category]
+
+        def ctl(command):
+            rc, out = vm.run(f"{vitrine} ctl --control /tmp/two.sock {command}")
+            return out.strip()
+
+        until(lambda: len(slides("Menu")) >= 4 and len(slides("Offers")) >= 3, 60)
+        rc, state = vm.run("cat /sys/kernel/debug/dri/1/state")
+        crtcs = re.findall(r"crtc\[\d+\]: crtc-\d\n\tenable=(\d)\n\tactive=(\d)", state)
+        sizes = sorted(re.findall(r"format=XR24.*?\n.*?size=(\d+x\d+)", state, re.S))
+        record(crtcs == [("1", "1"), ("1", "1")] and sizes == ["640x480", "800x600"],
+               f"the kernel's state: both CRTCs on ({crtcs}), each primary plane on an XR24 framebuffer of its "
+               f"screen's size ({sizes})")
+        primaries = [int(p) for p in re.findall(r"plane\[(\d+)\]: plane-\d\n\tcrtc=crtc-\d", state)]
+
+        menu, offers = slides("Menu"), slides("Offers")
+        gaps = {"Menu": [b - a for (_, a), (_, b) in zip(menu[1:], menu[2:])],
+                "Offers": [b - a for (_, a), (_, b) in zip(offers[1:], offers[2:])]}
+        record(gaps["Menu"] and gaps["Offers"] and all(abs(g - 1.5) < 0.2 for g in gaps["Menu"])
+               and all(abs(g - 2.5) < 0.2 for g in gaps["Offers"]),
+               f"each show keeps its own interval: menu {[round(g, 2) for g in gaps['Menu']]} s (1.5), offers "
+               f"{[round(g, 2) for g in gaps['Offers']]} s (2.5)")
+        other = [c for c, _, _ in STATS.findall(text()) if c not in ("Menu", "Offers")]
+        record(not other, f"each screen shows only its output's categories (others shown: {other})")
+
+        # What each plane scans out, against the photo its show says is on screen, both shows paused meanwhile (a
+        # read takes longer than an interval in the guest); read again if a slide changed all the same.
+        ctl("pause")
+        matched = {}
+        for attempt in range(5):
+            before = {name: json.loads(ctl(f"--output {name} status") or "{}") for name in ("menu", "offers")}
+            rc, out = vm.run(f"rm -rf /share/dump; mkdir /share/dump; CARD=/dev/dri/card1 /usr/bin/python3 /share/planes.py /share/dump "
+                             + " ".join(map(str, primaries)), timeout=60)
+            after = {name: json.loads(ctl(f"--output {name} status") or "{}") for name in ("menu", "offers")}
+            if rc != 0 or any(before[n].get("slide") != after[n].get("slide") for n in before):
+                continue
+            with open(f"{share}/dump/planes.json") as f:
+                meta = json.load(f)
+            for plane in primaries:
+                info = meta[str(plane)]
+                with open(f"{share}/dump/plane-{plane}.raw", "rb") as f:
+                    raw = f.read()
+                middle = (info["height"] // 2) * info["pitches"][0] + (info["width"] // 2) * 4
+                b, g, r = raw[middle:middle + 3]
+                name = "menu" if info["width"] == 640 else "offers"
+                status = after[name]
+                expected = COLOURS.get((status.get("category"), int(status.get("slide") or -1)))
+                matched[name] = (expected is not None and all(abs(x - y) <= 2 for x, y in zip((r, g, b), expected)),
+                                 f"{status.get('category')}/{status.get('slide')} {expected} on a "
+                                 f"{info['width']}x{info['height']} plane reads {(r, g, b)}")
+            break
+        ctl("resume")
+        record(len(matched) == 2 and all(ok for ok, _ in matched.values()),
+               f"each plane's own buffer holds the photo its show says is on screen ({[m for _, m in matched.values()]})")
+
+        # Unplugged: the offers show holds, the menu's goes on.
+        vm.run("echo 2 > /sys/kernel/config/vkms/two/connectors/connector1/status")
+        held = until(lambda: "unplugged" in ctl("--output offers status"), 10)
+        count = len(slides("Offers"))
+        menu_before = len(slides("Menu"))
+        moved = until(lambda: len(slides("Menu")) >= menu_before + 2, 10)
+        record(held and moved and len(slides("Offers")) == count and "Virtual-3 disconnected" in text(),
+               f"Virtual-3 unplugged: the offers show holds (paused: {json.loads(ctl('--output offers status') or '{}').get('paused')}), "
+               f"the menu's goes on ({len(slides('Menu')) - menu_before} slides meanwhile)")
+        vm.run("echo 1 > /sys/kernel/config/vkms/two/connectors/connector1/status")
+        back = until(lambda: len(slides("Offers")) >= count + 1, 15)
+        record(back and "Virtual-3 connected again" in text(),
+               f"plugged back, the offers show goes on ({len(slides('Offers')) - count} slides since)")
+
+        # Commands: addressed to one output, or to both.
+        menu_count, offers_count = len(slides("Menu")), len(slides("Offers"))
+        answer = ctl("--output offers pause")
+        paused_offers = json.loads(ctl("--output offers status") or "{}").get("paused", [])
+        paused_menu = json.loads(ctl("--output menu status") or "{}").get("paused", [])
+        record(answer == "ok" and "user" in paused_offers and "user" not in paused_menu,
+               f"`ctl --output offers pause` pauses only the offers screen (offers {paused_offers}, menu {paused_menu})")
+        ctl("resume")
+        rc, out = vm.stop("player")
+        record(rc == 0 and "no page-flip event" not in out,
+               f"the player stopped cleanly, no flip watchdog on either screen (exit {rc})")
+        if not all(display.results):
+            print(out[-3000:])
+
+
+def main():
+    args = vmlib.arguments(__doc__)
+    ok, reason = vmlib.check()
+    if ok:
+        try:
+            vmlib.newer_kernel()
+        except RuntimeError as error:
+            ok, reason = False, str(error)
+    if not ok:
+        return vmlib.skipped("VM two-screens test", reason)
+    try:
+        run(args.vitrine)
+    except Exception as error:  # a hung guest fails the run, it does not hang it
+        record(False, f"{type(error).__name__}: {error}")
+    return display.summary()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
