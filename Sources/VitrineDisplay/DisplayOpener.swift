@@ -30,11 +30,14 @@ package enum DisplayOpener {
         package var name: String
         package var settings: Settings
         package var display: OpenedDisplay
+        /// The config's entry for this screen; nil for the one screen of a config without `outputs`.
+        package var output: OutputSettings?
 
-        package init(name: String, settings: Settings, display: OpenedDisplay) {
+        package init(name: String, settings: Settings, display: OpenedDisplay, output: OutputSettings? = nil) {
             self.name = name
             self.settings = settings
             self.display = display
+            self.output = output
         }
     }
 
@@ -249,7 +252,8 @@ package enum DisplayOpener {
             if let turn = own.rotation { profile = profile.turned(turn) }
             return OpenedOutput(
                 name: output.name, settings: own,
-                display: OpenedDisplay(profile: profile, description: "a headless \(profile.scanout) panel"))
+                display: OpenedDisplay(profile: profile, description: "a headless \(profile.scanout) panel"),
+                output: output)
         }
     }
 
@@ -335,7 +339,8 @@ package enum DisplayOpener {
                         display: OpenedDisplay(
                             profile: profile,
                             description: "\(candidate) \(device.driver) \(connector.name)\(edid) at \(mode)",
-                            device: device, connector: connector, mode: mode, seat: seat, crtc: crtcIDs[crtc])))
+                            device: device, connector: connector, mode: mode, seat: seat, crtc: crtcIDs[crtc]),
+                        output: output))
             }
             return opened
         }

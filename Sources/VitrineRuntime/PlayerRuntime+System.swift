@@ -144,11 +144,9 @@ extension PlayerRuntime {
         let overlayTopicsChanged =
             Set((settings.overlay?.texts ?? []).map(\.topic))
             != Set((configuration.settings.overlay?.texts ?? []).map(\.topic))
-        let overlayChanged =
-            settings.overlay != configuration.settings.overlay || settings.locale != configuration.settings.locale
         configuration.settings = settings
         places = Self.openPlaces(settings, keeping: places, log: log)
-        for show in shows { show.reload(settings, previous: previous, overlayChanged: overlayChanged, now: now) }
+        for show in shows { show.reload(settings, now: now) }
         if let web, let new = settings.web, web.canTake(new) {
             if webChanged { log("web remote: reloaded settings taken") }
             web.take(new, maxMegapixels: settings.maxMegapixels)
@@ -249,11 +247,31 @@ extension Show {
     }
 
     /// New settings from a reload, before the runtime's own are applied: this show's as its output says.
-    func reload(_ new: Settings, previous: Settings, overlayChanged: Bool, now: Double) {
-        if new.library != previous.library {
+    func reload(_ new: Settings, now: Double) {
+        var own = new
+        if let output, !new.mirror {
+            guard let updated = new.outputs.first(where: { $0.name == output.name }) else {
+                log(.warning, "output \(name) is no longer in the config: its show goes on as it was until a restart")
+                return
+            }
+            if updated.connector != output.connector || updated.mode != output.mode
+                || updated.rotation != output.rotation
+            {
+                log("output \(name): its screen, mode and rotation change on restart")
+            }
+            own = new.forOutput(updated)
+        }
+        if output != nil {
+            // One of several screens stays as it was opened.
+            own.display.connector = settings.display.connector
+            own.display.mode = settings.display.mode
+            own.rotation = settings.rotation
+        }
+        if own.library != settings.library {
             log("the library path changes on restart; still playing \(library.root)")
         }
-        settings = new
+        let overlayChanged = own.overlay != settings.overlay || own.locale != settings.locale
+        settings = own
         if overlayChanged { followOverlaySettings(now: now) }
     }
 

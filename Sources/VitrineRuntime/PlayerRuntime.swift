@@ -104,6 +104,12 @@ public final class PlayerRuntime {
             outputs = try DisplayOpener.openOutputs(configuration, log: log)
         }
         let several = outputs.count > 1 || !settings.outputs.isEmpty
+        if settings.mirror {
+            log(
+                .warning,
+                "mirror: every screen plays the same show with the same settings, each on its own timer; keeping "
+                    + "them on the same slide is not built yet")
+        }
         let profiles = outputs.map(\.display.profile)
         // One board, one memory: the largest profile's budget, against what every screen needs at the least.
         let budgetMiB = settings.memoryBudgetMiB ?? profiles.map(\.memoryBudgetMiB).max() ?? 0
@@ -185,7 +191,8 @@ public final class PlayerRuntime {
             }
             shows.append(
                 try Show(
-                    house: self, name: output.name, settings: own, opened: output.display, resume: resume,
+                    house: self, name: output.name, settings: own, output: output.output, opened: output.display,
+                    resume: resume,
                     position: position, crashGuard: crashGuard, snapshots: snapshots))
         }
         let show = shows[0]

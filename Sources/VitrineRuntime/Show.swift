@@ -23,6 +23,8 @@ final class Show {
     let name: String
     /// The settings this show plays with: the config's, with what its output says differently.
     var settings: Settings
+    /// Its entry in the config's `outputs` (or the screen a mirror found); nil for a config without them.
+    let output: OutputSettings?
     var log: EventLog { house.log }
     let library: Library
     let profile: DeviceProfile
@@ -78,13 +80,15 @@ final class Show {
 
     /// The show on `opened`, its screen, with `settings`; a problem the user must fix is thrown as one line.
     init(
-        house: PlayerRuntime, name: String, settings: Settings, opened: DisplayOpener.OpenedDisplay,
+        house: PlayerRuntime, name: String, settings: Settings, output: OutputSettings?,
+        opened: DisplayOpener.OpenedDisplay,
         resume: (slide: SlideID?, selection: SelectionState?), position: PositionKeeper?, crashGuard: CrashGuard,
         snapshots: SnapshotWriter?
     ) throws(PlayError) {
         self.house = house
         self.name = name
         self.settings = settings
+        self.output = output
         let log = house.log
         let budget = house.budget
         profile = opened.profile

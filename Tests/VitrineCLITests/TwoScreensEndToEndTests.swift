@@ -20,6 +20,11 @@ import VitrineTestSupport
         try tests.photo("Menu/2.jpg", JPEGFixture.green, Size(width: 320, height: 192))
         try tests.photo("Offers/1.jpg", JPEGFixture.blue, Size(width: 320, height: 192))
         try tests.photo("Offers/2.jpg", JPEGFixture.yellow, Size(width: 320, height: 192))
+        try writeConfig(offers: "")
+    }
+
+    /// The config: the menu screen and the offers screen, `offers` added to the offers output's entry.
+    func writeConfig(offers: String) throws {
         try folder.write(
             "two.json",
             text: """
@@ -28,7 +33,7 @@ import VitrineTestSupport
                  "controlSocket": "control.sock",
                  "outputs": [
                    {"name": "menu", "connector": "HDMI-A-1", "categories": ["Menu"], "mode": "160x96"},
-                   {"name": "offers", "connector": "HDMI-A-2", "categories": "Offers", "mode": "128x128"}
+                   {"name": "offers", "connector": "HDMI-A-2", "categories": "Offers", "mode": "128x128"\(offers)}
                  ]}
                 """)
     }
@@ -92,5 +97,21 @@ import VitrineTestSupport
         #expect(tests.ctl("category Menu") == "ok")
         #expect(tests.ctl("@offers category Menu").hasPrefix("error: no category named \"Menu\" (have: \"Offers\")"))
         #expect(tests.ctl("@lobby next") == "error: no output named \"lobby\" (have: \"menu\", \"offers\")")
+
+        // A reload gives each show its output's settings again: a new interval for the offers screen alone.
+        try writeConfig(offers: ", \"interval\": 900")
+        #expect(tests.ctl("reload") == "ok")
+        let counts = (presented(on: "menu").count, presented(on: "offers").count)
+        #expect(tests.ctl("next") == "ok")
+        #expect(
+            tests.eventually(
+                "both screens move again",
+                {
+                    presented(on: "menu").count == counts.0 + 1 && presented(on: "offers").count == counts.1 + 1
+                }))
+        let offers = tests.ctl("@offers status")
+        let menu = tests.ctl("@menu status")
+        #expect(offers.contains("\"seconds_left\":8") || offers.contains("\"seconds_left\":9"), "\(offers)")
+        #expect(menu.contains("\"seconds_left\":5"), "\(menu)")
     }
 }
