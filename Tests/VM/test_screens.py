@@ -12,7 +12,10 @@ has a second head too (`max_outputs=2`), but with no display attached QEMU never
 - `ctl --output offers pause` pauses only the offers screen (TwoScreensEndToEndTests covers the rest of the
   addressing, headless);
 - Virtual-3 unplugged (configfs status): the offers show holds ("unplugged" among its pause reasons) while the
-  menu's goes on; plugged back, the offers show goes on.
+  menu's goes on; plugged back, the offers show goes on;
+- a small board: the guest has 256 MB of RAM, and a last round plays both screens at 1920x1080 from 12 MP JPEGs
+  (four slides each, nothing skipped): the frames and decodes stay within the one budget, the player's peak RSS
+  within the budget plus what it took before its first photo, and the kernel kills nothing.
 
 Prints `N passed, M failed`. Without QEMU, the newer kernel or its vkms it skips with the reason, except under
 CI=true, where that is a failure.
@@ -65,7 +68,7 @@ def make_library(share):
 
 
 def run(vitrine):
-    with vmlib.VM(device="none", preload=["vkms"], cpus=2, newer=True) as vm:
+    with vmlib.VM(device="none", preload=["vkms"], cpus=2, newer=True, memory_mb=256) as vm:
         share = vm.share
         with open(f"{share}/two.sh", "w") as f:
             f.write(TWO_SCREENS)
@@ -182,6 +185,55 @@ def run(vitrine):
                f"the player stopped cleanly, no flip watchdog on either screen (exit {rc})")
         if not all(display.results):
             print(out[-3000:])
+        check_small_board(vm, vitrine, until)
+
+
+def detailed_photo(path, size, seed, colour):
+    """A photo with detail everywhere (noise over the colour), so it is as big a JPEG as a phone's."""
+    noise = Image.effect_noise((size[0] // 4, size[1] // 4), 50).convert("RGB").resize(size)
+    Image.blend(Image.new("RGB", size, colour), noise, 0.3).save(path, quality=92)
+
+
+def check_small_board(vm, vitrine, until):
+    """Both screens at 1920x1080 from 12 MP photos in a 256 MB guest."""
+    share = vm.share
+    for category, colour in (("Menu", (160, 40, 40)), ("Offers", (40, 40, 160))):
+        os.makedirs(f"{share}/big/{category}")
+        for n in range(2):
+            detailed_photo(f"{share}/big/{category}/{n}.jpg", (4000, 3000), n, colour)
+    with open(f"{share}/big.json", "w") as f:
+        json.dump({"library": "/share/big", "deviceTable": f"{REPO}/Config/devices.json", "transition": "none",
+                   "interval": 1, "controlSocket": "/tmp/big.sock",
+                   "display": {"backend": "drm", "device": "/dev/dri/card1"},
+                   "outputs": [
+                       {"name": "menu", "connector": "Virtual-2", "categories": ["Menu"], "mode": "1920x1080"},
+                       {"name": "offers", "connector": "Virtual-3", "categories": ["Offers"], "mode": "1920x1080"}]},
+                  f)
+    vm.spawn("big", f"exec {vitrine} play --config /share/big.json --stats")
+
+    def text():
+        with open(f"{share}/big.out", errors="replace") as f:
+            return f.read()
+    until(lambda: all(len(re.findall(rf"stats: slide {c}/", text())) >= 4 for c in ("Menu", "Offers")), 240)
+    rc, out = vm.stop("big")
+    shown = {c: len(re.findall(rf"stats: slide {c}/", out)) for c in ("Menu", "Offers")}
+    skipped = [line for line in out.splitlines() if "skipped" in line or "refused" in line]
+    used = [float(v) for v in re.findall(r" budget ([0-9.]+)/", out)]
+    limit = re.search(r"budget [0-9.]+/([0-9.]+) MiB", out)
+    limit_mib = float(limit.group(1)) if limit else 0.0
+    started = re.search(r"stats: started rss [0-9.]+ MiB anon [0-9.]+ MiB peak ([0-9.]+) MiB", out)
+    peak = max([float(v) for v in re.findall(r" peak ([0-9.]+) MiB", out)] or [0.0])
+    rc2, kernel_log = vm.run("dmesg | grep -iE 'out of memory|oom-kill|killed process' || true")
+    record(rc == 0 and min(shown.values()) >= 4 and not skipped,
+           f"256 MB guest, two 1920x1080 screens from 12 MP photos: {shown} slides shown, none skipped "
+           f"({skipped[:2]}; exit {rc})")
+    record(bool(used) and max(used) <= limit_mib and kernel_log.strip() == "",
+           f"frames and decodes within the one budget: at most {max(used) if used else 0:.1f} of {limit_mib:.1f} "
+           f"MiB; no OOM kill ({kernel_log.strip()[:120]})")
+    idle = float(started.group(1)) if started else 0.0
+    record(started is not None and peak <= limit_mib + idle,
+           f"peak RSS {peak:.1f} MiB <= the budget {limit_mib:.1f} MiB + the player before its first photo "
+           f"{idle:.1f} MiB")
 
 
 def main():
