@@ -44,6 +44,7 @@
     X(VITRINE_LAZY_DAV1D, dav1d_picture_unref) \
     X(VITRINE_LAZY_DAV1D, dav1d_send_data) \
     X(VITRINE_LAZY_INPUT, libinput_device_get_name) \
+    X(VITRINE_LAZY_INPUT, libinput_device_get_output_name) \
     X(VITRINE_LAZY_INPUT, libinput_dispatch) \
     X(VITRINE_LAZY_INPUT, libinput_event_destroy) \
     X(VITRINE_LAZY_INPUT, libinput_event_get_device) \

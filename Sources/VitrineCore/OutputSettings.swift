@@ -10,6 +10,9 @@ public struct OutputSettings: Sendable, Equatable {
     public var mode: String?
     /// Turns the picture for a panel mounted sideways; nil: the device table's.
     public var rotation: Rotation?
+    /// The keyboard (and touchscreens mapped to no screen) steer this show alone; when no output says so, every
+    /// show. A touchscreen mapped to a screen (udev's `WL_OUTPUT`) steers that screen's show whatever this says.
+    public var keyboard = false
     public var library: String?
     /// Only these categories of the library are shown there; nil: all of them.
     public var categories: [String]?
@@ -31,7 +34,7 @@ public struct OutputSettings: Sendable, Equatable {
     }
 
     /// Keys that place a screen; the rest shape its show, which a mirror shares.
-    public static let placeKeyNames = ["name", "connector", "mode", "rotation"]
+    public static let placeKeyNames = ["name", "connector", "mode", "rotation", "keyboard"]
     public static let showKeyNames = [
         "library", "categories", "startCategory", "interval", "order", "fit", "background", "transition",
         "transitionSeconds", "overlay", "screenSchedule",
@@ -61,6 +64,9 @@ public struct OutputSettings: Sendable, Equatable {
                     object["name"] == nil ? "connector" : "name",
                     "\"\(output.name)\" names another output too; give each its own name")
             }
+            if output.keyboard, outputs.contains(where: \.keyboard) {
+                throw object.failure("keyboard", "another output takes the keyboard already (one may)")
+            }
             outputs.append(output)
         }
         return outputs
@@ -89,6 +95,7 @@ public struct OutputSettings: Sendable, Equatable {
             }
             output.rotation = rotation
         }
+        output.keyboard = try object.bool("keyboard") ?? false
         if let library = try object.string("library") {
             guard !library.isEmpty else { throw object.failure("library", "must not be empty") }
             output.library = library

@@ -70,51 +70,62 @@ public final class InputSource {
         return "cannot open /dev/input/* (permission denied): add the user Vitrine runs as to the '\(group)' group"
     }
 
-    public func read() -> [Event] {
-        var events: [Event] = []
+    public func read() -> [Event] { readRouted().map(\.event) }
+
+    /// The events with the screen each one's device is mapped to: libinput's output name (udev's `WL_OUTPUT`, which
+    /// a rule sets for a touchscreen fixed to one panel); nil for a device mapped to none.
+    public func readRouted() -> [(event: Event, output: String?)] {
+        var events: [(event: Event, output: String?)] = []
         libinput_dispatch(context)
         while let event = libinput_get_event(context) {
             defer { libinput_event_destroy(event) }
-            switch libinput_event_get_type(event) {
-            case LIBINPUT_EVENT_DEVICE_ADDED:
-                if let device = libinput_event_get_device(event), let name = libinput_device_get_name(device) {
-                    events.append(.deviceAdded(String(cString: name)))
-                }
-            case LIBINPUT_EVENT_KEYBOARD_KEY:
-                guard let keyboard = libinput_event_get_keyboard_event(event) else { continue }
-                let code = libinput_event_keyboard_get_key(keyboard)
-                let pressed = libinput_event_keyboard_get_key_state(keyboard) == LIBINPUT_KEY_STATE_PRESSED
-                if let name = KeyCodes.name(of: code) { events.append(.key(name: name, pressed: pressed)) }
-            case LIBINPUT_EVENT_TOUCH_DOWN, LIBINPUT_EVENT_TOUCH_MOTION:
-                guard let touch = libinput_event_get_touch_event(event) else { continue }
-                let x = libinput_event_touch_get_x_transformed(touch, 10000) / 10000
-                let y = libinput_event_touch_get_y_transformed(touch, 10000) / 10000
-                let down = libinput_event_get_type(event) == LIBINPUT_EVENT_TOUCH_DOWN
-                events.append(down ? .touchDown(x: x, y: y) : .touchMotion(x: x, y: y))
-            case LIBINPUT_EVENT_TOUCH_UP:
-                events.append(.touchUp)
-            case LIBINPUT_EVENT_POINTER_BUTTON:
-                guard let pointer = libinput_event_get_pointer_event(event),
-                    libinput_event_pointer_get_button(pointer) == 0x110  // BTN_LEFT
-                else { continue }
-                let pressed = libinput_event_pointer_get_button_state(pointer) == LIBINPUT_BUTTON_STATE_PRESSED
-                events.append(.pointerButton(pressed: pressed))
-            case LIBINPUT_EVENT_POINTER_MOTION:
-                guard let pointer = libinput_event_get_pointer_event(event) else { continue }
-                events.append(
-                    .pointerMotion(
-                        dx: libinput_event_pointer_get_dx(pointer), dy: libinput_event_pointer_get_dy(pointer)))
-            case LIBINPUT_EVENT_POINTER_MOTION_ABSOLUTE:
-                guard let pointer = libinput_event_get_pointer_event(event) else { continue }
-                events.append(
-                    .pointerPosition(
-                        x: libinput_event_pointer_get_absolute_x_transformed(pointer, 10000) / 10000,
-                        y: libinput_event_pointer_get_absolute_y_transformed(pointer, 10000) / 10000))
-            default:
-                break
-            }
+            let found = routedEvent(event)
+            guard let found else { continue }
+            let output = libinput_event_get_device(event).flatMap { libinput_device_get_output_name($0) }
+            events.append((found, output.map { String(cString: $0) }))
         }
         return events
+    }
+
+    /// One libinput event as the player's; nil for one it does not use.
+    private func routedEvent(_ event: OpaquePointer) -> Event? {
+        switch libinput_event_get_type(event) {
+        case LIBINPUT_EVENT_DEVICE_ADDED:
+            guard let device = libinput_event_get_device(event), let name = libinput_device_get_name(device) else {
+                return nil
+            }
+            return .deviceAdded(String(cString: name))
+        case LIBINPUT_EVENT_KEYBOARD_KEY:
+            guard let keyboard = libinput_event_get_keyboard_event(event) else { return nil }
+            let code = libinput_event_keyboard_get_key(keyboard)
+            let pressed = libinput_event_keyboard_get_key_state(keyboard) == LIBINPUT_KEY_STATE_PRESSED
+            return KeyCodes.name(of: code).map { .key(name: $0, pressed: pressed) }
+        case LIBINPUT_EVENT_TOUCH_DOWN, LIBINPUT_EVENT_TOUCH_MOTION:
+            guard let touch = libinput_event_get_touch_event(event) else { return nil }
+            let x = libinput_event_touch_get_x_transformed(touch, 10000) / 10000
+            let y = libinput_event_touch_get_y_transformed(touch, 10000) / 10000
+            let down = libinput_event_get_type(event) == LIBINPUT_EVENT_TOUCH_DOWN
+            return down ? .touchDown(x: x, y: y) : .touchMotion(x: x, y: y)
+        case LIBINPUT_EVENT_TOUCH_UP:
+            return .touchUp
+        case LIBINPUT_EVENT_POINTER_BUTTON:
+            guard let pointer = libinput_event_get_pointer_event(event),
+                libinput_event_pointer_get_button(pointer) == 0x110  // BTN_LEFT
+            else { return nil }
+            return .pointerButton(
+                pressed: libinput_event_pointer_get_button_state(pointer) == LIBINPUT_BUTTON_STATE_PRESSED)
+        case LIBINPUT_EVENT_POINTER_MOTION:
+            guard let pointer = libinput_event_get_pointer_event(event) else { return nil }
+            return .pointerMotion(
+                dx: libinput_event_pointer_get_dx(pointer), dy: libinput_event_pointer_get_dy(pointer))
+        case LIBINPUT_EVENT_POINTER_MOTION_ABSOLUTE:
+            guard let pointer = libinput_event_get_pointer_event(event) else { return nil }
+            return .pointerPosition(
+                x: libinput_event_pointer_get_absolute_x_transformed(pointer, 10000) / 10000,
+                y: libinput_event_pointer_get_absolute_y_transformed(pointer, 10000) / 10000)
+        default:
+            return nil
+        }
     }
 }
 

@@ -30,7 +30,7 @@ extension PlayerRuntime {
             log("VT switched away: holding the show")
             send(.hold(.vtAway, now: now))
             input?.suspend()
-            inputRouter.reset()
+            for show in shows { show.inputRouter.reset() }
             // The switch goes ahead once the screen is given up (after the flip in flight): `.seatReleased`.
             for show in shows { show.display.releaseSeat(now: now) }
         case VirtualTerminal.acquireSignal:
@@ -44,9 +44,28 @@ extension PlayerRuntime {
         }
     }
 
-    func handleInput(_ event: InputSource.Event, now: Double) {
-        let outcome = inputRouter.route(
-            event, keys: configuration.settings.keys, screen: show.profileNow.scanout, now: now)
+    /// The shows a device's event steers: a touchscreen or pointer mapped to a screen (`output`, udev's
+    /// `WL_OUTPUT`) steers that screen's show; the keyboard and unmapped devices steer the output that takes the
+    /// keyboard, else every show.
+    func shows(steeredBy event: InputSource.Event, from output: String?) -> [Show] {
+        let keyboard = shows.filter { $0.output?.keyboard == true }
+        let fallback = keyboard.isEmpty ? shows : keyboard
+        switch event {
+        case .key, .deviceAdded:
+            return fallback
+        default:
+            guard let output, let mapped = shows.first(where: { $0.connectorName == output || $0.name == output })
+            else { return fallback }
+            return [mapped]
+        }
+    }
+
+    func handleInput(_ event: InputSource.Event, from output: String?, now: Double) {
+        let targets = shows(steeredBy: event, from: output)
+        guard let first = targets.first else { return }
+        // One reading of the gesture or the key, on the first screen's terms; its action goes to every target.
+        let outcome = first.inputRouter.route(
+            event, keys: configuration.settings.keys, screen: first.profileNow.scanout, now: now)
         defer {
             // Any key or touch is someone there, after the action it carried (see `PresenceAndButtons.activity`).
             switch event {
@@ -68,7 +87,7 @@ extension PlayerRuntime {
                 log("Ctrl+Alt+F\(target): VT switching is off (display.vtSwitching)")
             }
         case .action(let action):
-            send(.user(action, now: now))
+            for show in targets { show.send(.user(action, now: now)) }
         case nil:
             break
         }

@@ -41,7 +41,6 @@ public final class PlayerRuntime {
     /// The VT's registration in the loop (a hangup replaces its descriptor).
     private var terminalSource: EventLoop.Source?
     var input: InputSource?
-    var inputRouter: InputRouter
     /// GPIO buttons, the motion sensor and the room's presence; nil when the settings have none of them.
     var presenceAndButtons: PresenceAndButtons?
     /// The MQTT broker (Home Assistant, a fleet); nil without `mqtt` settings or when they cannot be used.
@@ -132,10 +131,6 @@ public final class PlayerRuntime {
         } catch {
             throw PlayError("\(error)")
         }
-        inputRouter = InputRouter(
-            gestures: GestureRecognizer(
-                rotation: first.profile.rotation, physicalSize: first.connector?.physicalSizeMillimetres,
-                pixelSize: first.profile.scanout))
         let crashGuard = CrashGuard(folder: StateDirectory.path)
         for note in crashGuard.notes { log(.warning, note) }
         do {
@@ -383,7 +378,7 @@ public final class PlayerRuntime {
         if let input {
             try loop.add(input.descriptor) { [unowned self] _ in
                 let now = MonotonicClock.seconds()
-                for event in input.read() { handleInput(event, now: now) }
+                for (event, output) in input.readRouted() { handleInput(event, from: output, now: now) }
             }
         }
         try loop.add(watchdogTimer.descriptor) { [unowned self] _ in

@@ -40,6 +40,8 @@ final class Show {
     /// Saves the slide on screen for a restart, when a position file is set.
     let position: PositionKeeper?
     let inputHoldTimer: MonotonicTimer
+    /// Keys and touch as this screen reads them (its gestures in its own size and rotation).
+    var inputRouter: InputRouter
     /// Text over the picture: the category banner for a few seconds, else the pause sign while paused by the user;
     /// the corner's clock, date and texts.
     let overlay: TextOverlay
@@ -117,6 +119,10 @@ final class Show {
         let thirdBuffer = scanoutBuffers == 3 ? scanoutBytes : 0
         let keepPrevious =
             budget.limit - needed - frameBytes - fadeFrames - thirdBuffer >= Self.progressiveReserve + frameBytes
+        inputRouter = InputRouter(
+            gestures: GestureRecognizer(
+                rotation: profile.rotation, physicalSize: opened.connector?.physicalSizeMillimetres,
+                pixelSize: profile.scanout))
         player = Player(
             options: Player.Options(
                 interval: settings.interval, order: settings.order, startCategory: settings.startCategory,
@@ -207,6 +213,9 @@ final class Show {
     package static func fadeBuffers(stepSeconds: Double, refreshHz: Int) -> Int {
         stepSeconds > 0.5 / Double(max(refreshHz, 1)) ? 3 : 2
     }
+
+    /// The connector it plays on (`HDMI-A-1`), where it is a DRM screen.
+    var connectorName: String? { (display.executor as? DRMDisplay)?.connector.name }
 
     /// Portrait pairs only make sense on a landscape canvas.
     var pairsPortraits: Bool {

@@ -11,6 +11,8 @@ has a second head too (`max_outputs=2`), but with no display attached QEMU never
 - each show keeps its own pace: the gaps between its slides (the player's `--stats` times) are its interval;
 - `ctl --output offers pause` pauses only the offers screen (TwoScreensEndToEndTests covers the rest of the
   addressing, headless);
+- a touchscreen (uinput, test_input.py's) that a udev rule maps to Virtual-3 (`WL_OUTPUT`, which libinput reports
+  as the device's output): a tap pauses the offers show alone;
 - Virtual-3 unplugged (configfs status): the offers show holds ("unplugged" among its pause reasons) while the
   menu's goes on; plugged back, the offers show goes on;
 - a small board: the guest has 256 MB of RAM, and a last round plays both screens at 1920x1080 from 12 MP JPEGs
@@ -34,6 +36,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, HERE)
 import test_display as display  # noqa: E402
+import test_input  # noqa: E402
 import test_planes as planes  # noqa: E402
 import vm as vmlib  # noqa: E402
 
@@ -87,6 +90,13 @@ def run(vitrine):
                            {"name": "offers", "connector": "Virtual-3", "categories": ["Offers"], "interval": 2.5,
                             "mode": "800x600"}]}, f)
         vm.run("mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug")
+        # A touchscreen fixed to the offers screen, as a kiosk's installer would map it; udevd tags input devices
+        # for libinput.
+        rc, out = vm.run(
+            "mkdir -p /etc/udev/rules.d && echo 'SUBSYSTEM==\"input\", ENV{ID_INPUT_TOUCHSCREEN}==\"1\", "
+            "ENV{WL_OUTPUT}=\"Virtual-3\"' > /etc/udev/rules.d/99-offers-touch.rules && "
+            "/lib/systemd/systemd-udevd --daemon && udevadm settle -t 20", timeout=60)
+        record(rc == 0, f"udevd runs in the guest with a rule mapping touchscreens to Virtual-3 ({out.strip()[-80:]})")
         vm.spawn("player", f"exec {vitrine} play --config /share/two.json --stats")
 
         def text():
@@ -180,6 +190,15 @@ def run(vitrine):
         record(answer == "ok" and "user" in paused_offers and "user" not in paused_menu,
                f"`ctl --output offers pause` pauses only the offers screen (offers {paused_offers}, menu {paused_menu})")
         ctl("resume")
+
+        # A tap on the touchscreen mapped to Virtual-3 pauses the offers show alone.
+        touch = test_input.Touchscreen(vm)
+        touch.send("tap 0.5,0.5")
+        paused = until(lambda: "user" in json.loads(ctl("--output offers status") or "{}").get("paused", []), 10)
+        paused_menu = json.loads(ctl("--output menu status") or "{}").get("paused", [])
+        record(paused and "user" not in paused_menu,
+               f"a tap on the touchscreen mapped to Virtual-3 pauses the offers show alone (menu paused: {paused_menu})")
+        touch.unplug()
         rc, out = vm.stop("player")
         record(rc == 0 and "no page-flip event" not in out,
                f"the player stopped cleanly, no flip watchdog on either screen (exit {rc})")

@@ -79,6 +79,10 @@ import VitrineCore
                 "v.json:1: outputs[1].name: \"a\" names another output too; give each its own name"
             ),
             (
+                #"{"outputs": [{"connector": "HDMI-A-1", "keyboard": true}, {"connector": "DSI-1", "keyboard": true}]}"#,
+                "v.json:1: outputs[1].keyboard: another output takes the keyboard already (one may)"
+            ),
+            (
                 #"{"outputs": [{"connector": "HDMI-A-1", "rotation": 45}]}"#,
                 "v.json:1: outputs[0].rotation: 45 is not a turn (expected 0, 90, 180 or 270)"
             ),
