@@ -198,12 +198,31 @@ package enum DisplayOpener {
         path: String?, settings: Settings, table: DeviceTable, log: EventLog, notifier: ServiceNotifier?,
         signals: SignalSource
     ) throws(PlayError) -> OpenedDisplay {
+        try waitingForScreens(log: log, notifier: notifier, signals: signals) { () throws(PlayError) in
+            try openDRM(path: path, settings: settings, table: table, log: log)
+        }
+    }
+
+    /// The screens `outputs` names, waiting as `openDRMWaiting` does while none of them is connected.
+    package static func openOutputsWaiting(
+        _ configuration: PlayConfiguration, log: EventLog, notifier: ServiceNotifier?, signals: SignalSource
+    ) throws(PlayError) -> [OpenedOutput] {
+        try waitingForScreens(log: log, notifier: notifier, signals: signals) { () throws(PlayError) in
+            try openOutputs(configuration, log: log)
+        }
+    }
+
+    /// Calls `open` until it opens something; while it finds the cards but no screen connected, waits for a hotplug
+    /// event (or a signal) in poll(2).
+    private static func waitingForScreens<T>(
+        log: EventLog, notifier: ServiceNotifier?, signals: SignalSource, _ open: () throws(PlayError) -> T
+    ) throws(PlayError) -> T {
         // Made before the first look, so a screen plugged in meanwhile is not missed.
         let monitor = try? HotplugMonitor()
         var announced = false
         while true {
             do {
-                return try openDRM(path: path, settings: settings, table: table, log: log)
+                return try open()
             } catch {
                 guard error.nothingConnected, let monitor else { throw error }
                 if !announced {
@@ -268,6 +287,8 @@ package enum DisplayOpener {
         let table = configuration.deviceTable
         let candidates = settings.display.device.map { [$0] } ?? DRMDevice.cardPaths()
         var problems: [String] = []
+        // A card that drives screens was found: none of the named ones is plugged in (yet).
+        var sawScreens = false
         for candidate in candidates {
             let device: DRMDevice
             do {
@@ -283,6 +304,7 @@ package enum DisplayOpener {
             }
             let usable = device.connectors().filter { $0.connected && !$0.isWriteback && !$0.modes.isEmpty }
             var wanted: [(OutputSettings, DRMConnector)] = []
+            var missing: [String] = []
             if settings.outputs.isEmpty {
                 wanted = usable.map { (OutputSettings(name: $0.name, connector: $0.name), $0) }
             } else {
@@ -292,11 +314,13 @@ package enum DisplayOpener {
                     }) {
                         wanted.append((output, connector))
                     } else {
-                        problems.append("\(candidate): \(output.connector) (output \(output.name)) is not connected")
+                        missing.append("\(candidate): \(output.connector) (output \(output.name)) is not connected")
                     }
                 }
             }
+            problems += missing
             guard !wanted.isEmpty else {
+                sawScreens = true
                 device.close()
                 continue
             }
@@ -321,31 +345,38 @@ package enum DisplayOpener {
                 device.close()
                 continue
             }
-            for problem in problems { log(.warning, "\(problem); its show is left out") }
-            let seat = DRMSeat(device: device, holders: wanted.count)
-            var opened: [OpenedOutput] = []
+            for problem in missing { log(.warning, "\(problem); its show is left out until the player restarts") }
+            var chosen: [(OutputSettings, DRMConnector, UInt32, DRMMode, DeviceProfile, Settings)] = []
             for ((output, connector), crtc) in zip(wanted, assigned) {
-                let own = settings.mirror ? settings : settings.forOutput(output)
-                var placed = own
+                var placed = settings.mirror ? settings : settings.forOutput(output)
                 placed.display.connector = connector.name
                 placed.display.mode = output.mode ?? settings.display.mode
                 guard let (mode, profile) = chooseMode(for: connector, settings: placed, table: table, log: log) else {
                     continue
                 }
+                chosen.append((output, connector, crtcIDs[crtc], mode, profile, placed))
+            }
+            guard !chosen.isEmpty else {
+                device.close()
+                continue
+            }
+            // One holder per screen opened: master goes for a VT switch, and the card closes, when all have let go.
+            let seat = DRMSeat(device: device, holders: chosen.count)
+            let opened = chosen.map { output, connector, crtc, mode, profile, placed in
                 let edid = connector.edid?.monitorName.map { " (\($0))" } ?? ""
-                opened.append(
-                    OpenedOutput(
-                        name: output.name, settings: placed,
-                        display: OpenedDisplay(
-                            profile: profile,
-                            description: "\(candidate) \(device.driver) \(connector.name)\(edid) at \(mode)",
-                            device: device, connector: connector, mode: mode, seat: seat, crtc: crtcIDs[crtc]),
-                        output: output))
+                return OpenedOutput(
+                    name: output.name, settings: placed,
+                    display: OpenedDisplay(
+                        profile: profile,
+                        description: "\(candidate) \(device.driver) \(connector.name)\(edid) at \(mode)",
+                        device: device, connector: connector, mode: mode, seat: seat, crtc: crtc),
+                    output: output)
             }
             return opened
         }
         throw PlayError(
-            "no screen to play on: " + (problems.isEmpty ? "no DRM card in /dev/dri" : problems.joined(separator: "; "))
-        )
+            "no screen to play on: "
+                + (problems.isEmpty ? "no DRM card in /dev/dri" : problems.joined(separator: "; ")),
+            nothingConnected: sawScreens)
     }
 }

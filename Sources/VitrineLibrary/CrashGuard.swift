@@ -1,3 +1,4 @@
+import Synchronization
 import VitrineCore
 import VitrinePlatform
 
@@ -17,7 +18,7 @@ import VitrinePlatform
 /// The markers are written without fsync: the page cache outlives the process, and only a crash of the process
 /// needs catching (a power cut is not the photo's fault).
 package final class CrashGuard: @unchecked Sendable {
-    // @unchecked: each marker is written only by its own worker's thread; the rest never changes after init.
+    // @unchecked: a marker is written under `reading`'s lock; the rest never changes after init.
     static let limit = 2
     static let countsName = "crashed-while-decoding"
 
@@ -51,6 +52,9 @@ package final class CrashGuard: @unchecked Sendable {
     }
 
     private let markers: [Reader: Marker]
+    /// What each worker thread of each kind is reading now (several screens' shows have a decode worker each):
+    /// a marker names them all.
+    private let current = Mutex<[Reader: [UInt: [String]]]>([:])
 
     /// Reads what an earlier run left in `folder` (the state directory); without one nothing is guarded.
     package init(folder: String?) {
@@ -103,17 +107,26 @@ package final class CrashGuard: @unchecked Sendable {
 
     /// On `reader`'s worker: these files are being read now.
     func reading(_ files: [String], on reader: Reader) {
-        guard let marker = markers[reader]?.file.number else { return }
-        let text = Array(files.map { $0 + "\n" }.joined().utf8)
-        // A marker that cannot be written guards nothing, and reading goes on: the guard is defence in depth.
-        _ = ftruncate(marker, 0)
-        _ = text.withUnsafeBytes { pwrite(marker, $0.baseAddress, $0.count, 0) }
+        update(reader) { $0[UInt(pthread_self())] = files }
     }
 
     /// On `reader`'s worker: the reading ended (well or not, but without taking the player with it).
     func done(on reader: Reader) {
+        update(reader) { $0[UInt(pthread_self())] = nil }
+    }
+
+    /// Changes what this kind of worker reads and writes the marker anew, under the lock (two workers of a kind
+    /// must not write one file at once).
+    private func update(_ reader: Reader, _ change: (inout [UInt: [String]]) -> Void) {
         guard let marker = markers[reader]?.file.number else { return }
-        _ = ftruncate(marker, 0)
+        current.withLock { current in
+            change(&current[reader, default: [:]])
+            let files = current[reader, default: [:]].values.flatMap { $0 }
+            let text = Array(files.map { $0 + "\n" }.joined().utf8)
+            // A marker that cannot be written guards nothing, and reading goes on: the guard is defence in depth.
+            _ = ftruncate(marker, 0)
+            _ = text.withUnsafeBytes { pwrite(marker, $0.baseAddress, $0.count, 0) }
+        }
     }
 
     /// Reads `file` on `reader`'s worker with the marker set around it; nil when the file is set aside.

@@ -100,7 +100,8 @@ public final class PlayerRuntime {
         } else if case .headless(let size) = configuration.display {
             outputs = DisplayOpener.headlessOutputs(settings, size: size, table: configuration.deviceTable)
         } else {
-            outputs = try DisplayOpener.openOutputs(configuration, log: log)
+            outputs = try DisplayOpener.openOutputsWaiting(
+                configuration, log: log, notifier: notifier, signals: signals)
         }
         let several = outputs.count > 1 || !settings.outputs.isEmpty
         if settings.mirror {
@@ -155,8 +156,15 @@ public final class PlayerRuntime {
         metricsWriter = settings.metricsFile.map { MetricsWriter(path: $0) }
         figures.budgetLimitBytes = budget.limit
         figures.startTime = WallClock.seconds()
+        var roots: Set<String> = []
         for output in outputs {
-            let own = output.settings
+            var own = output.settings
+            // Two shows of one library each index it; only the first keeps its header and rendition caches, which
+            // are written in place (one writer per file).
+            if !roots.insert(Library(root: own.library).root).inserted {
+                own.headerCacheFolder = ""
+                own.renditionCacheFolder = ""
+            }
             let path =
                 several ? PositionStore.path(settings: own, output: output.name) : PositionStore.path(settings: own)
             let store = path.map { PositionStore(path: $0) }

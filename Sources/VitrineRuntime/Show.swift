@@ -361,7 +361,8 @@ final class Show {
     /// A new slide: a crossfade from the one on screen when fades are on and the screen can show one, else a cut.
     func present(_ frame: Frame, _ record: PresentRecord) {
         display.present(frame, record, now: MonotonicClock.seconds())
-        if !house.submitSlidePicture() { house.slidePictures.forget() }
+        // The links' picture is the first screen's (MQTT's image topic, the web remote's page).
+        if self === house.show, !house.submitSlidePicture() { house.slidePictures.forget() }
     }
 
     private func deliver(_ outcome: DecodeWorker.Outcome, now: Double) {

@@ -1,5 +1,6 @@
 import Testing
 import VitrineCore
+import VitrinePlatform
 import VitrineTestSupport
 
 @testable import VitrineLibrary
@@ -65,5 +66,19 @@ import VitrineTestSupport
         #expect(CategoryIndexerTests.newest(unguarded).map(\.id.name) == ["bomb", "fine"])
         // The marker is left empty: a clean start after it notes nothing.
         #expect(CrashGuard(folder: state).notes.allSatisfy { !$0.contains("the last run stopped") })
+    }
+
+    /// Two screens' shows decode on two threads with one guard: the marker names what both are reading, and what
+    /// one finishes leaves the other's there.
+    @Test func twoDecodeThreadsShareTheMarker() throws {
+        let temporary = try TemporaryFolder()
+        let guardian = CrashGuard(folder: temporary.path)
+        let marker = "\(temporary.path)/decoding"
+        JoinableThread { guardian.reading(["/photos/offers.jpg"], on: .decode) }.join()
+        guardian.reading(["/photos/menu.jpg"], on: .decode)
+        let both = Set(try FileBytes.readText(marker).split(separator: "\n").map(String.init))
+        #expect(both == ["/photos/menu.jpg", "/photos/offers.jpg"])
+        guardian.done(on: .decode)
+        #expect(try FileBytes.readText(marker) == "/photos/offers.jpg\n")
     }
 }
