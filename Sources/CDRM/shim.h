@@ -71,23 +71,6 @@ static inline int vitrine_drm_atomic_commit(int fd, const uint32_t *objects, con
     return result;
 }
 
-/* Returns 0 and fills handle, pitch and size, or -1 with errno. */
-static inline int vitrine_drm_create_dumb(int fd, uint32_t width, uint32_t height, uint32_t *handle, uint32_t *pitch,
-                                          uint64_t *size) {
-    struct drm_mode_create_dumb request;
-    memset(&request, 0, sizeof request);
-    request.width = width;
-    request.height = height;
-    request.bpp = 32;
-    if (drmIoctl(fd, DRM_IOCTL_MODE_CREATE_DUMB, &request) != 0) {
-        return -1;
-    }
-    *handle = request.handle;
-    *pitch = request.pitch;
-    *size = request.size;
-    return 0;
-}
-
 /* The offset to mmap the dumb buffer at, or -1 with errno. */
 static inline int vitrine_drm_map_dumb(int fd, uint32_t handle, uint64_t *offset) {
     struct drm_mode_map_dumb request;

@@ -148,6 +148,24 @@ public struct ConfigObject: Sendable {
         }
     }
 
+    /// An `RRGGBB` colour.
+    public func color(_ key: String) throws(ConfigError) -> RGBColor? {
+        guard let text = try string(key) else { return nil }
+        guard let color = RGBColor(parsing: text) else {
+            throw failure(key, "\"\(text)\" is not a colour (expected RRGGBB, e.g. 000000)")
+        }
+        return color
+    }
+
+    /// A `WxH` or `WxH@Hz` mode, as written.
+    public func mode(_ key: String) throws(ConfigError) -> String? {
+        guard let text = try string(key) else { return nil }
+        guard DisplaySelection.isValidMode(text) else {
+            throw failure(key, "\"\(text)\" is not a mode (expected WxH or WxH@Hz, e.g. 1920x1080@60)")
+        }
+        return text
+    }
+
     public static func format(_ number: Double) -> String {
         number.rounded() == number && abs(number) < 1e15 ? String(Int(number)) : String(number)
     }

@@ -25,12 +25,14 @@ public struct DisplaySelection: Sendable, Equatable {
     public init() {}
 
     /// Whether `WxH` or `WxH@Hz` (refresh 1...500 Hz) is well formed.
-    public static func isValidMode(_ text: String) -> Bool {
+    public static func isValidMode(_ text: String) -> Bool { modeParts(text) != nil }
+
+    /// The size of a `WxH` or `WxH@Hz` mode and its refresh rate rounded to whole Hz; nil when it is not one.
+    public static func modeParts(_ text: String) -> (size: Size, refresh: Int?)? {
         let parts = text.split(separator: "@", omittingEmptySubsequences: false)
-        guard parts.count <= 2, Size(parsing: parts[0]) != nil else { return false }
-        if parts.count == 2 {
-            guard let refresh = Double(parts[1]), (1...500).contains(refresh) else { return false }
-        }
-        return true
+        guard parts.count <= 2, let size = Size(parsing: parts[0]) else { return nil }
+        guard parts.count == 2 else { return (size, nil) }
+        guard let refresh = Double(parts[1]), (1...500).contains(refresh) else { return nil }
+        return (size, Int(refresh.rounded()))
     }
 }

@@ -85,10 +85,7 @@ public struct OutputSettings: Sendable, Equatable {
                 "\"\(name)\" cannot address an output (no spaces, \"/\", \"#\" or \"+\": it is an MQTT topic level)")
         }
         var output = OutputSettings(name: name, connector: connector)
-        output.mode = try object.string("mode")
-        if let mode = output.mode, !DisplaySelection.isValidMode(mode) {
-            throw object.failure("mode", "\"\(mode)\" is not a mode (expected WxH or WxH@Hz, e.g. 1920x1080@60)")
-        }
+        output.mode = try object.mode("mode")
         if let degrees = try object.integer("rotation", in: 0...270) {
             guard let rotation = Rotation(rawValue: degrees) else {
                 throw object.failure("rotation", "\(degrees) is not a turn (expected 0, 90, 180 or 270)")
@@ -110,12 +107,7 @@ public struct OutputSettings: Sendable, Equatable {
         output.interval = try object.number("interval", in: 0.05...86400)
         output.order = try object.choice("order", as: PlaybackOrder.self)
         output.fit = try object.choice("fit", as: Fit.self)
-        if let background = try object.string("background") {
-            guard let color = RGBColor(parsing: background) else {
-                throw object.failure("background", "\"\(background)\" is not a colour (expected RRGGBB, e.g. 000000)")
-            }
-            output.background = color
-        }
+        output.background = try object.color("background")
         output.transition = try object.choice("transition", as: Transition.self)
         output.transitionSeconds = try object.number("transitionSeconds", in: 0.05...10)
         if object["overlay"] != nil {

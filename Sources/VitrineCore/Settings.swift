@@ -207,12 +207,7 @@ public struct Settings: Sendable, Equatable {
             settings.favouritesFile = favourites
         }
         settings.fit = try object.choice("fit", as: Fit.self)
-        if let background = try object.string("background") {
-            guard let color = RGBColor(parsing: background) else {
-                throw object.failure("background", "\"\(background)\" is not a colour (expected RRGGBB, e.g. 000000)")
-            }
-            settings.background = color
-        }
+        settings.background = try object.color("background") ?? settings.background
         settings.startCategory = try object.string("startCategory")
         settings.pauseOnInput = try object.number("pauseOnInput", in: 0...86400) ?? settings.pauseOnInput
         settings.memoryBudgetMiB = try object.integer("memoryBudgetMiB", in: 8...65536)
@@ -324,10 +319,7 @@ public struct Settings: Sendable, Equatable {
             throw object.failure("device", "\"\(device)\" is not a device path (expected e.g. /dev/dri/card0)")
         }
         display.connector = try object.string("connector")
-        display.mode = try object.string("mode")
-        if let mode = display.mode, !DisplaySelection.isValidMode(mode) {
-            throw object.failure("mode", "\"\(mode)\" is not a mode (expected WxH or WxH@Hz, e.g. 1920x1080@60)")
-        }
+        display.mode = try object.mode("mode")
         display.headlessSize = try object.size("headlessSize") ?? display.headlessSize
         display.vtSwitching = try object.bool("vtSwitching") ?? true
         return display

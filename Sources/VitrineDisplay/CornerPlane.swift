@@ -137,12 +137,7 @@ final class CornerPlane {
         let size = Size(
             width: min(screen.width, (rect.width + 63) / 64 * 64),
             height: min(screen.height, (rect.height + 15) / 16 * 16))
-        let charge: MemoryBudget.Charge
-        do {
-            charge = try budget.charge(size.pixelCount * 4, for: "the corner's text plane")
-        } catch {
-            throw PlayError("\(error)")
-        }
-        return try DumbBuffer(device: device, size: size, format: .argb8888, charge: charge)
+        return try DumbBuffer(
+            device: device, size: size, format: .argb8888, chargedTo: budget, for: "the corner's text plane")
     }
 }

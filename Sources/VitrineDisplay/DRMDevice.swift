@@ -308,11 +308,7 @@ public final class DRMDevice {
     }
 
     /// The index of CRTC `id` among the card's CRTCs (what a plane's possible_crtcs counts in).
-    public func crtcIndex(of id: UInt32) -> Int? {
-        guard let resources = drmModeGetResources(descriptor) else { return nil }
-        defer { drmModeFreeResources(resources) }
-        return (0..<Int(resources.pointee.count_crtcs)).first { resources.pointee.crtcs?[$0] == id }
-    }
+    public func crtcIndex(of id: UInt32) -> Int? { crtcIDs().firstIndex(of: id) }
 
     /// The CRTC to drive `connector` with: the one its encoder uses now, else the first it can use.
     public func crtc(for connector: DRMConnector) -> UInt32? {

@@ -112,22 +112,11 @@ package enum DisplayOpener {
         var renderOnly = 0
         for candidate in candidates {
             let device: DRMDevice
-            do {
-                device = try DRMDevice(path: candidate)
-            } catch {
-                problems.append("\(error)")
-                continue
-            }
-            // A card that cannot drive a screen (v3d next to vc4 on a Pi 4/5, vgem) has no say in whether a screen
-            // is connected.
-            guard device.hasModesetting else {
-                renderOnly += 1
-                problems.append("\(candidate) (\(device.driver)): no display outputs")
-                continue
-            }
-            guard device.supportsDumbBuffers else {
-                renderOnly += 1
-                problems.append("\(candidate) (\(device.driver)): no dumb buffers")
+            switch displayCard(candidate) {
+            case .success(let card): device = card
+            case .failure(let refusal):
+                if refusal.renderOnly { renderOnly += 1 }
+                problems.append(refusal.problem)
                 continue
             }
             guard let connector = DRMDevice.choose(device.connectors(), named: settings.display.connector) else {
@@ -157,16 +146,35 @@ package enum DisplayOpener {
             nothingConnected: unplugged > 0 && unplugged + renderOnly == problems.count)
     }
 
+    /// Why a card cannot drive a screen; `renderOnly` for a card that has no say in whether a screen is connected.
+    struct CardRefusal: Error {
+        var problem: String
+        var renderOnly = false
+    }
+
+    /// `candidate` opened as a card that can drive a screen: one that cannot (v3d next to vc4 on a Pi 4/5, vgem, a
+    /// driver without dumb buffers) is closed again with why.
+    static func displayCard(_ candidate: String) -> Result<DRMDevice, CardRefusal> {
+        let device: DRMDevice
+        do {
+            device = try DRMDevice(path: candidate)
+        } catch {
+            return .failure(CardRefusal(problem: "\(error)"))
+        }
+        let missing =
+            !device.hasModesetting ? "no display outputs" : !device.supportsDumbBuffers ? "no dumb buffers" : nil
+        guard let missing else { return .success(device) }
+        device.close()
+        return .failure(CardRefusal(problem: "\(candidate) (\(device.driver)): \(missing)", renderOnly: true))
+    }
+
     /// The mode to drive a connector at and its profile: `display.mode` when the connector offers it, else the
     /// preferred one; a profile that composes below that size (4K at 1080p) asks for its smaller mode.
     package static func chooseMode(for connector: DRMConnector, settings: Settings, table: DeviceTable, log: EventLog)
         -> (mode: DRMMode, profile: DeviceProfile)?
     {
         var mode = connector.preferredMode
-        if let wanted = settings.display.mode {
-            let parts = wanted.split(separator: "@")
-            let size = Size(parsing: parts[0])
-            let refresh = parts.count > 1 ? Double(parts[1]).map { Int($0.rounded()) } : nil
+        if let wanted = settings.display.mode, let (size, refresh) = DisplaySelection.modeParts(wanted) {
             if let match = connector.modes.first(where: {
                 $0.size == size && (refresh == nil || $0.refresh == refresh)
             }) {
@@ -266,7 +274,7 @@ package enum DisplayOpener {
             settings.outputs.isEmpty ? [OutputSettings(name: "screen", connector: "screen")] : settings.outputs
         return outputs.map { output in
             let own = settings.mirror ? settings : settings.forOutput(output)
-            let mode = output.mode.flatMap { Size(parsing: String($0.split(separator: "@")[0])) } ?? size
+            let mode = output.mode.flatMap(DisplaySelection.modeParts)?.size ?? size
             var profile = table.profile(for: PanelDescription(mode: mode))
             if let turn = own.rotation { profile = profile.turned(turn) }
             return OpenedOutput(
@@ -291,15 +299,10 @@ package enum DisplayOpener {
         var sawScreens = false
         for candidate in candidates {
             let device: DRMDevice
-            do {
-                device = try DRMDevice(path: candidate)
-            } catch {
-                problems.append("\(error)")
-                continue
-            }
-            guard device.hasModesetting, device.supportsDumbBuffers else {
-                problems.append("\(candidate) (\(device.driver)): no display outputs")
-                device.close()
+            switch displayCard(candidate) {
+            case .success(let card): device = card
+            case .failure(let refusal):
+                problems.append(refusal.problem)
                 continue
             }
             let usable = device.connectors().filter { $0.connected && !$0.isWriteback && !$0.modes.isEmpty }

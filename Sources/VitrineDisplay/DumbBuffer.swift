@@ -37,9 +37,21 @@ final class DumbBuffer {
     private let charge: MemoryBudget.Charge?
     private var freed = false
 
-    init(device: DRMDevice, size: Size, format: Format, charge: consuming MemoryBudget.Charge? = nil)
+    /// Charged to `budget` for `purpose` where one is given (else its owner charges it with others).
+    init(device: DRMDevice, size: Size, format: Format, chargedTo budget: MemoryBudget? = nil, for purpose: String = "")
         throws(PlayError)
     {
+        var charge: MemoryBudget.Charge?
+        if let budget {
+            guard let bytes = format == .nv12 ? Frame.byteCount(size, .nv12) : size.xrgbByteCount else {
+                throw PlayError("\(purpose): \(size) is too large")
+            }
+            do {
+                charge = try budget.charge(bytes, for: purpose)
+            } catch {
+                throw PlayError("\(error)")
+            }
+        }
         let fd = device.descriptor
         let (rows, bitsPerPixel, fourcc) =
             switch format {

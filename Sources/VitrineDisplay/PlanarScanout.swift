@@ -156,13 +156,7 @@ final class PlanarScanout {
     }
 
     private func makeTwin() throws(PlayError) -> DumbBuffer {
-        guard let bytes = Frame.byteCount(size, .nv12) else { throw PlayError("an NV12 buffer of \(size)") }
-        let charge: MemoryBudget.Charge
-        do {
-            charge = try budget.charge(bytes, for: "an NV12 \(size) scanout buffer")
-        } catch {
-            throw PlayError("\(error)")
-        }
-        return try DumbBuffer(device: device, size: size, format: .nv12, charge: charge)
+        try DumbBuffer(
+            device: device, size: size, format: .nv12, chargedTo: budget, for: "an NV12 \(size) scanout buffer")
     }
 }

@@ -250,9 +250,12 @@ public final class PlayerRuntime {
         }
     }
 
-    /// See `Show.fadeBuffers`.
+    /// With fades, a third scanout buffer only where a step's blend takes more than half a frame (a Pi Zero at
+    /// 1080p, a guest under emulation): the next step is then painted while the last one's flip is in flight, so it
+    /// still makes every vblank. Where blending is quick, two buffers make every vblank too (the step is painted
+    /// between a flip's completion and the next vblank), and the third would be a whole frame held for nothing.
     package static func fadeBuffers(stepSeconds: Double, refreshHz: Int) -> Int {
-        Show.fadeBuffers(stepSeconds: stepSeconds, refreshHz: refreshHz)
+        stepSeconds > 0.5 / Double(max(refreshHz, 1)) ? 3 : 2
     }
 
     public var controlPath: String? { control?.path }

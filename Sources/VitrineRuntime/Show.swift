@@ -111,7 +111,7 @@ final class Show {
         if fades != nil, opened.fbdev == nil, budget.limit - fadeNeeds >= scanoutBytes {
             let refresh = max(opened.mode?.refresh ?? 60, 1)
             let step = FrameBlender.stepSeconds(at: profile.compose, clock: MonotonicClock.seconds)
-            scanoutBuffers = Self.fadeBuffers(stepSeconds: step, refreshHz: refresh)
+            scanoutBuffers = PlayerRuntime.fadeBuffers(stepSeconds: step, refreshHz: refresh)
             log(
                 "crossfades: a step blends in \(JSONText.number(step * 1000)) ms of a "
                     + "\(JSONText.number(1000 / Double(refresh))) ms frame here: \(scanoutBuffers) scanout buffers")
@@ -204,14 +204,6 @@ final class Show {
             return nil
         }
         return settings.transitionSeconds ?? profile.transitionSeconds
-    }
-
-    /// With fades, a third scanout buffer only where a step's blend takes more than half a frame (a Pi Zero at
-    /// 1080p, a guest under emulation): the next step is then painted while the last one's flip is in flight, so it
-    /// still makes every vblank. Where blending is quick, two buffers make every vblank too (the step is painted
-    /// between a flip's completion and the next vblank), and the third would be a whole frame held for nothing.
-    package static func fadeBuffers(stepSeconds: Double, refreshHz: Int) -> Int {
-        stepSeconds > 0.5 / Double(max(refreshHz, 1)) ? 3 : 2
     }
 
     /// The connector it plays on (`HDMI-A-1`), where it is a DRM screen.

@@ -213,18 +213,9 @@ def run(vitrine):
             with open(log, errors="replace") as f:
                 return f.read()
 
-        def until(condition, seconds):
-            deadline = time.monotonic() + seconds
-            while time.monotonic() < deadline:
-                value = condition()
-                if value:
-                    return value
-                time.sleep(0.1)
-            return condition()
-
         # Round one, measured with nothing else at work: the kernel's state of the primary plane, read until NV12
         # shows, and the player's own count of the pictures that reached the glass.
-        until(lambda: "playing Planes/3-clip" in text(), 60)
+        harness.until(lambda: "playing Planes/3-clip" in text(), 60)
         plane_state = ""
 
         def nv12_on_screen():
@@ -233,15 +224,15 @@ def run(vitrine):
             block = re.search(rf"plane\[{primary}\].*?(?=\nplane\[|\ncrtc\[|\Z)", state, re.S)
             plane_state = block.group(0) if block else state[:400]
             return "NV12" in plane_state
-        playing_nv12 = until(nv12_on_screen, 4)
+        playing_nv12 = harness.until(nv12_on_screen, 4)
         formats = " ".join(FORMAT.findall(plane_state)) or plane_state[:200]
         record(playing_nv12, f"the kernel's atomic state shows the primary plane scanning out NV12 while the clip "
                f"plays ({formats})")
-        ended = until(lambda: ENDED.search(text()), 30)
+        ended = harness.until(lambda: ENDED.search(text()), 30)
         shown, dropped = (int(ended.group(2)), int(ended.group(3))) if ended else (0, 0)
         record(ended and shown >= 114,
                f"{shown} of its 120 pictures reached the glass ({dropped} dropped; the player's flip completions)")
-        after = until(lambda: "stats: slide Planes/4-white" in text(), 10)
+        after = harness.until(lambda: "stats: slide Planes/4-white" in text(), 10)
         time.sleep(0.3)
         vm.run("cat /sys/kernel/debug/dri/0/state > /tmp/after.txt")
         rc, state = vm.run(f"sed -n '/plane\\[{primary}\\]/,/crtc\\[/p' /tmp/after.txt")
@@ -253,16 +244,16 @@ def run(vitrine):
         # make it, which is not what is measured here): the photos' CRCs, then the clip's.
         vm.run("echo auto > /sys/kernel/debug/dri/0/crtc-0/crc/control")
         vm.spawn("crc", "exec /usr/bin/python3 /share/crc.py /tmp/crc.txt")
-        until(lambda: len(ENDED.findall(text())) >= 2, 60)
+        harness.until(lambda: len(ENDED.findall(text())) >= 2, 60)
         # The next photo on screen, and the reader (which lags the vblanks under this load) past the moment it came.
-        until(lambda: text().count("stats: slide Planes/4-white") >= 2, 10)
+        harness.until(lambda: text().count("stats: slide Planes/4-white") >= 2, 10)
         shown_at = [float(m) for m in re.findall(r"stats: slide Planes/4-white .* at ([0-9.]+)", text())]
 
         def reader_caught_up():
             rc, last = vm.run("tail -n 1 /tmp/crc.txt")
             stamp = last.split()[0] if rc == 0 and last.split() else ""
             return len(shown_at) >= 2 and stamp.replace(".", "", 1).isdigit() and float(stamp) >= shown_at[1] + 0.2
-        until(reader_caught_up, 10)
+        harness.until(reader_caught_up, 10)
         vm.stop("crc")
         rc, out = vm.stop("player")
         vm.run("cp /tmp/crc.txt /share/crc.txt")
@@ -287,10 +278,10 @@ def run(vitrine):
                f"poster give 2: a third is a black picture of the clip's)")
         if not all(display.results):
             print(out[:1500] + "\n...\n" + out[-1500:])
-        check_clock(vm, vitrine, primary, text_plane, until)
+        check_clock(vm, vitrine, primary, text_plane)
 
 
-def check_clock(vm, vitrine, primary, text_plane, until):
+def check_clock(vm, vitrine, primary, text_plane):
     """Round three: the clock on, over the clip alone in its category (a signage loop). The clip stays NV12 on
     the primary plane and the clock goes on the overlay plane above it, in every state sampled; the planes' own
     buffers, read through the kernel and laid over each other by the test's arithmetic, show the guest's time
@@ -305,7 +296,7 @@ def check_clock(vm, vitrine, primary, text_plane, until):
     def text():
         with open(f"{share}/clock.out", errors="replace") as f:
             return f.read()
-    until(lambda: "playing Loop/clip" in text(), 60)
+    harness.until(lambda: "playing Loop/clip" in text(), 60)
     # The kernel's state, sampled while the clip plays: whenever the primary plane shows NV12, the text plane is on
     # with an ARGB framebuffer at the same place (the clock never blinks out with a picture).
     samples, bad, positions = 0, [], set()
@@ -358,8 +349,10 @@ def check_clock(vm, vitrine, primary, text_plane, until):
            f"the log says the clip is NV12 with the clock on the plane above (exit {rc})")
 
 
-def main():
-    args = vmlib.arguments(__doc__)
+def main_on_newer_kernel(doc, what, run):
+    """A VM test file's main on newer_kernel.sh's kernel: skipped (a failure under CI=true) without QEMU or that
+    kernel; `run(vitrine)` records the checks; a hung guest fails the run, it does not hang it."""
+    args = vmlib.arguments(doc)
     ok, reason = vmlib.check()
     if ok:
         try:
@@ -367,13 +360,13 @@ def main():
         except RuntimeError as error:
             ok, reason = False, str(error)
     if not ok:
-        return vmlib.skipped("VM plane test", reason)
+        return vmlib.skipped(what, reason)
     try:
         run(args.vitrine)
-    except Exception as error:  # a hung guest fails the run, it does not hang it
+    except Exception as error:
         record(False, f"{type(error).__name__}: {error}")
     return display.summary()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main_on_newer_kernel(__doc__, "VM plane test", run))

@@ -28,13 +28,13 @@ import json
 import os
 import re
 import sys
-import time
 
 from PIL import Image
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, HERE)
+import harness  # noqa: E402  (Tests/harness.py)
 import test_display as display  # noqa: E402
 import test_input  # noqa: E402
 import test_planes as planes  # noqa: E402
@@ -103,15 +103,6 @@ def run(vitrine):
             with open(f"{share}/player.out", errors="replace") as f:
                 return f.read()
 
-        def until(condition, seconds):
-            deadline = time.monotonic() + seconds
-            while time.monotonic() < deadline:
-                value = condition()
-                if value:
-                    return value
-                time.sleep(0.1)
-            return condition()
-
         def slides(category):
             return [(int(n), float(at)) for c, n, at in STATS.findall(text()) if c == category]
 
@@ -119,7 +110,7 @@ def run(vitrine):
             rc, out = vm.run(f"{vitrine} ctl --control /tmp/two.sock {command}")
             return out.strip()
 
-        until(lambda: len(slides("Menu")) >= 4 and len(slides("Offers")) >= 3, 60)
+        harness.until(lambda: len(slides("Menu")) >= 4 and len(slides("Offers")) >= 3, 60)
         rc, state = vm.run("cat /sys/kernel/debug/dri/1/state")
         crtcs = re.findall(r"crtc\[\d+\]: crtc-\d\n\tenable=(\d)\n\tactive=(\d)", state)
         sizes = sorted(re.findall(r"format=XR24.*?\n.*?size=(\d+x\d+)", state, re.S))
@@ -170,15 +161,15 @@ def run(vitrine):
 
         # Unplugged: the offers show holds, the menu's goes on.
         vm.run("echo 2 > /sys/kernel/config/vkms/two/connectors/connector1/status")
-        held = until(lambda: "unplugged" in ctl("--output offers status"), 10)
+        held = harness.until(lambda: "unplugged" in ctl("--output offers status"), 10)
         count = len(slides("Offers"))
         menu_before = len(slides("Menu"))
-        moved = until(lambda: len(slides("Menu")) >= menu_before + 2, 10)
+        moved = harness.until(lambda: len(slides("Menu")) >= menu_before + 2, 10)
         record(held and moved and len(slides("Offers")) == count and "Virtual-3 disconnected" in text(),
                f"Virtual-3 unplugged: the offers show holds (paused: {json.loads(ctl('--output offers status') or '{}').get('paused')}), "
                f"the menu's goes on ({len(slides('Menu')) - menu_before} slides meanwhile)")
         vm.run("echo 1 > /sys/kernel/config/vkms/two/connectors/connector1/status")
-        back = until(lambda: len(slides("Offers")) >= count + 1, 15)
+        back = harness.until(lambda: len(slides("Offers")) >= count + 1, 15)
         record(back and "Virtual-3 connected again" in text(),
                f"plugged back, the offers show goes on ({len(slides('Offers')) - count} slides since)")
 
@@ -194,7 +185,7 @@ def run(vitrine):
         # A tap on the touchscreen mapped to Virtual-3 pauses the offers show alone.
         touch = test_input.Touchscreen(vm)
         touch.send("tap 0.5,0.5")
-        paused = until(lambda: "user" in json.loads(ctl("--output offers status") or "{}").get("paused", []), 10)
+        paused = harness.until(lambda: "user" in json.loads(ctl("--output offers status") or "{}").get("paused", []), 10)
         paused_menu = json.loads(ctl("--output menu status") or "{}").get("paused", [])
         record(paused and "user" not in paused_menu,
                f"a tap on the touchscreen mapped to Virtual-3 pauses the offers show alone (menu paused: {paused_menu})")
@@ -204,7 +195,7 @@ def run(vitrine):
                f"the player stopped cleanly, no flip watchdog on either screen (exit {rc})")
         if not all(display.results):
             print(out[-3000:])
-        check_small_board(vm, vitrine, until)
+        check_small_board(vm, vitrine)
 
 
 def detailed_photo(path, size, seed, colour):
@@ -213,7 +204,7 @@ def detailed_photo(path, size, seed, colour):
     Image.blend(Image.new("RGB", size, colour), noise, 0.3).save(path, quality=92)
 
 
-def check_small_board(vm, vitrine, until):
+def check_small_board(vm, vitrine):
     """Both screens at 1920x1080 from 12 MP photos in a 256 MB guest."""
     share = vm.share
     for category, colour in (("Menu", (160, 40, 40)), ("Offers", (40, 40, 160))):
@@ -233,7 +224,7 @@ def check_small_board(vm, vitrine, until):
     def text():
         with open(f"{share}/big.out", errors="replace") as f:
             return f.read()
-    until(lambda: all(len(re.findall(rf"stats: slide {c}/", text())) >= 4 for c in ("Menu", "Offers")), 240)
+    harness.until(lambda: all(len(re.findall(rf"stats: slide {c}/", text())) >= 4 for c in ("Menu", "Offers")), 240)
     rc, out = vm.stop("big")
     shown = {c: len(re.findall(rf"stats: slide {c}/", out)) for c in ("Menu", "Offers")}
     skipped = [line for line in out.splitlines() if "skipped" in line or "refused" in line]
@@ -255,22 +246,5 @@ def check_small_board(vm, vitrine, until):
            f"{idle:.1f} MiB")
 
 
-def main():
-    args = vmlib.arguments(__doc__)
-    ok, reason = vmlib.check()
-    if ok:
-        try:
-            vmlib.newer_kernel()
-        except RuntimeError as error:
-            ok, reason = False, str(error)
-    if not ok:
-        return vmlib.skipped("VM two-screens test", reason)
-    try:
-        run(args.vitrine)
-    except Exception as error:  # a hung guest fails the run, it does not hang it
-        record(False, f"{type(error).__name__}: {error}")
-    return display.summary()
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(planes.main_on_newer_kernel(__doc__, "VM two-screens test", run))
