@@ -34,8 +34,8 @@ from PIL import Image
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, HERE)
+import test_display as display  # noqa: E402  (puts Tests/ on the path for harness)
 import harness  # noqa: E402  (Tests/harness.py)
-import test_display as display  # noqa: E402
 import test_input  # noqa: E402
 import test_planes as planes  # noqa: E402
 import vm as vmlib  # noqa: E402
