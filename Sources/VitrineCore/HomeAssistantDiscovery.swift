@@ -1,5 +1,6 @@
 /// The retained config messages that make a player appear in Home Assistant as one device with its controls
-/// (https://www.home-assistant.io/integrations/mqtt/#mqtt-discovery).
+/// (https://www.home-assistant.io/integrations/mqtt/#mqtt-discovery); with several screens, one device more for
+/// each output's show (its topics from `MQTTTopics.forOutput`).
 public enum HomeAssistantDiscovery {
     public struct Message: Equatable, Sendable {
         public var topic: String
@@ -119,9 +120,11 @@ public enum HomeAssistantDiscovery {
         return messages
     }
 
+    /// An output's device is connected through the player's own (Home Assistant's `via_device`).
     static func deviceJSON(topics: MQTTTopics, device: Device) -> String {
-        "{\"identifiers\":[\(JSONText.quote(topics.nodeID))],\"name\":\(JSONText.quote(device.name)),"
+        let via = topics.output == nil ? "" : ",\"via_device\":\(JSONText.quote(MQTTTopics(player: topics).nodeID))"
+        return "{\"identifiers\":[\(JSONText.quote(topics.nodeID))],\"name\":\(JSONText.quote(device.name)),"
             + "\"manufacturer\":\"Vitrine\",\"model\":\(JSONText.quote(device.model)),"
-            + "\"sw_version\":\(JSONText.quote(device.version))}"
+            + "\"sw_version\":\(JSONText.quote(device.version))\(via)}"
     }
 }

@@ -1,9 +1,13 @@
-/// Every topic one player uses on the broker, from the prefix and its id.
+/// Every topic one player uses on the broker, from the prefix and its id. With several screens (`outputs`), each
+/// output's show has its own state and command topics under the player's (`PREFIX/ID/NAME/state`, `.../cmd`) and
+/// its own Home Assistant device, while availability, replies and the fleet's topics stay the player's.
 public struct MQTTTopics: Sendable, Equatable {
     public let prefix: String
     public let id: String
     public let groups: [String]
     public let discoveryPrefix: String
+    /// The output these topics are for; nil for the player's own.
+    public private(set) var output: String?
 
     public init(prefix: String, id: String, groups: [String] = [], discoveryPrefix: String = "homeassistant") {
         self.prefix = prefix
@@ -18,11 +22,25 @@ public struct MQTTTopics: Sendable, Equatable {
             discoveryPrefix: settings.discoveryPrefix)
     }
 
-    public var state: String { "\(prefix)/\(id)/state" }
+    /// The player's own topics, of which `topics` may be an output's.
+    public init(player topics: MQTTTopics) {
+        self = topics
+        output = nil
+    }
+
+    /// One output's topics: its state, commands and Home Assistant device.
+    public func forOutput(_ name: String) -> MQTTTopics {
+        var topics = self
+        topics.output = name
+        return topics
+    }
+
+    private var base: String { output.map { "\(prefix)/\(id)/\($0)" } ?? "\(prefix)/\(id)" }
+    public var state: String { "\(base)/state" }
     public var availability: String { "\(prefix)/\(id)/availability" }
-    public var command: String { "\(prefix)/\(id)/cmd" }
+    public var command: String { "\(base)/cmd" }
     public var reply: String { "\(prefix)/\(id)/reply" }
-    public var image: String { "\(prefix)/\(id)/image" }
+    public var image: String { "\(base)/image" }
     public var fleetCommand: String { "\(prefix)/all/cmd" }
     public func groupCommand(_ group: String) -> String { "\(prefix)/group/\(group)/cmd" }
     /// The topics whose messages are commands for this player.
@@ -39,7 +57,7 @@ public struct MQTTTopics: Sendable, Equatable {
     public var homeAssistantStatus: String { "\(discoveryPrefix)/status" }
 
     /// Home Assistant's node and object ids allow only letters, digits, `_` and `-`.
-    public var nodeID: String { "vitrine_" + Self.idSafe(id) }
+    public var nodeID: String { "vitrine_" + Self.idSafe(id) + (output.map { "_" + Self.idSafe($0) } ?? "") }
 
     public func discoveryTopic(component: String, object: String) -> String {
         "\(discoveryPrefix)/\(component)/\(nodeID)/\(object)/config"

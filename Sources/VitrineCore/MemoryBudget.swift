@@ -26,29 +26,56 @@ public final class MemoryBudget: Sendable {
 
     public let limit: Int
     private let state = Mutex<(used: Int, peak: Int)>((0, 0))
+    /// The board's budget this one is a share of (one screen's of several): a charge is taken from both.
+    public let parent: MemoryBudget?
 
-    public init(limit: Int) {
+    public init(limit: Int, parent: MemoryBudget? = nil) {
         self.limit = limit
+        self.parent = parent
+    }
+
+    /// Each screen's share of this budget, from the least each needs and its size: each gets its `minimum` and
+    /// the rest is split in proportion to `pixels`. A share never takes from another, so a 4K screen's decode
+    /// cannot leave a small screen's next slide without memory. Nil when the minimums do not fit.
+    public func shares(minimum: [Int], pixels: [Int]) -> [MemoryBudget]? {
+        let needed = minimum.reduce(0, +)
+        guard needed <= limit, minimum.count == pixels.count else { return nil }
+        let spare = limit - needed
+        let total = max(pixels.reduce(0, +), 1)
+        return zip(minimum, pixels).map { least, size in
+            MemoryBudget(limit: least + Int(Double(spare) * Double(size) / Double(total)), parent: self)
+        }
     }
 
     public var used: Int { state.withLock { $0.used } }
     public var peak: Int { state.withLock { $0.peak } }
 
     public func charge(_ bytes: Int, for purpose: String) throws(Exceeded) -> Charge {
+        if let refusing = take(bytes) {
+            throw Exceeded(
+                purpose: purpose, requested: bytes, available: max(0, refusing.limit - refusing.used),
+                limit: refusing.limit)
+        }
+        return Charge(budget: self, bytes: bytes)
+    }
+
+    /// Takes the bytes here and from the parent, all or nothing; returns the budget that refused them.
+    private func take(_ bytes: Int) -> MemoryBudget? {
         let granted = state.withLock { state -> Bool in
             guard bytes >= 0, bytes <= limit - state.used else { return false }
             state.used += bytes
             state.peak = max(state.peak, state.used)
             return true
         }
-        guard granted else {
-            throw Exceeded(purpose: purpose, requested: bytes, available: max(0, limit - used), limit: limit)
-        }
-        return Charge(budget: self, bytes: bytes)
+        guard granted else { return self }
+        guard let refusing = parent?.take(bytes) else { return nil }
+        state.withLock { $0.used -= bytes }
+        return refusing
     }
 
     fileprivate func release(_ bytes: Int) {
         state.withLock { $0.used -= bytes }
+        parent?.release(bytes)
     }
 
     /// Mebibytes with one decimal, so a shortfall never reads as "needs 96, only 96 free".

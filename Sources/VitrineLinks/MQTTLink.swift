@@ -15,6 +15,7 @@ import VitrinePlatform
 package final class MQTTLink {
     private enum Source {
         case socket, attempt, housekeeping, retry, state
+        case outputState(Int)
     }
 
     let settings: MQTTSettings
@@ -34,6 +35,18 @@ package final class MQTTLink {
     private var categories: [String] = []
     /// The show's state as last told, whether or not it could be published then.
     private var latestState: MQTTState?
+    /// Each output's show, where there are several: its topics, device, categories and state.
+    private var outputs: [Output]
+
+    private struct Output {
+        var topics: MQTTTopics
+        var device: HomeAssistantDiscovery.Device
+        var categories: [String] = []
+        var latestState: MQTTState?
+        var publisher = StatePublisher()
+        /// When a state held back by the publisher's spacing is due.
+        let timer: MonotonicTimer
+    }
     /// The slide on screen as JPEG, when `image` is on.
     private var latestImage: [UInt8]?
     /// Answers one command line as the control socket does, within the authority given and naming the setting.
@@ -48,13 +61,34 @@ package final class MQTTLink {
     package var reconnects: Int { connection.reconnects }
 
     /// Reads the credentials file and checks the TLS files; a problem there is the user's to fix and is thrown.
-    package init(settings: MQTTSettings, profile: String, overlayTopics: [String], log: EventLog) throws(MQTTError) {
+    /// `outputs`: each output's name and profile, where several screens each have a show.
+    package init(
+        settings: MQTTSettings, profile: String, outputs: [(name: String, profile: String)] = [],
+        overlayTopics: [String], log: EventLog
+    ) throws(MQTTError) {
         self.settings = settings
         self.log = log
         self.overlayTopics = overlayTopics
-        topics = MQTTTopics(settings, hostname: MQTTClient.hostname())
+        let topics = MQTTTopics(settings, hostname: MQTTClient.hostname())
+        self.topics = topics
         device = HomeAssistantDiscovery.Device(
             name: "Vitrine \(topics.id)", model: profile, version: VitrineVersion.string)
+        var made: [Output] = []
+        for output in outputs {
+            let timer: MonotonicTimer
+            do {
+                timer = try MonotonicTimer()
+            } catch {
+                throw MQTTError("timers", "cannot be made", errno: error.errno)
+            }
+            made.append(
+                Output(
+                    topics: topics.forOutput(output.name),
+                    device: HomeAssistantDiscovery.Device(
+                        name: "Vitrine \(topics.id) \(output.name)", model: output.profile,
+                        version: VitrineVersion.string), timer: timer))
+        }
+        self.outputs = made
         var options = try MQTTClient.options(for: settings, topics: topics)
         if !overlayTopics.isEmpty { options.payloadLimit = Self.overlayPayloadLimit }
         client = try MQTTClient(options)
@@ -76,7 +110,7 @@ package final class MQTTLink {
         for (descriptor, source) in [
             (client.wakeup.descriptor, Source.attempt), (housekeepingTimer.descriptor, .housekeeping),
             (retryTimer.descriptor, .retry), (stateTimer.descriptor, .state),
-        ] {
+        ] + outputs.indices.map({ (outputs[$0].timer.descriptor, Source.outputState($0)) }) {
             try sources.add(descriptor) { [unowned self] events in
                 handle(source, events: events, now: MonotonicClock.seconds())
             }
@@ -105,6 +139,11 @@ package final class MQTTLink {
             _ = stateTimer.acknowledge()
             if let state = publisher.timerFired(now: now) {
                 client.publish(topics.state, Array(state.utf8), retain: true)
+            }
+        case .outputState(let index):
+            _ = outputs[index].timer.acknowledge()
+            if let state = outputs[index].publisher.timerFired(now: now) {
+                client.publish(outputs[index].topics.state, Array(state.utf8), retain: true)
             }
         }
         keepHousekeeping(now: now)
@@ -135,6 +174,31 @@ package final class MQTTLink {
         case .wait(let until): stateTimer.arm(at: until)
         case .nothing: break
         }
+        watchSocket()
+    }
+
+    /// One output's show's state after this turn (`stateIs` for the player's own topic).
+    package func stateIs(_ state: MQTTState, output name: String, now: Double) {
+        guard let index = outputs.firstIndex(where: { $0.topics.output == name }),
+            state != outputs[index].latestState
+        else { return }
+        outputs[index].latestState = state
+        guard connection.isConnected else { return }
+        switch outputs[index].publisher.offer(state.json, now: now) {
+        case .publish(let text): client.publish(outputs[index].topics.state, Array(text.utf8), retain: true)
+        case .wait(let until): outputs[index].timer.arm(at: until)
+        case .nothing: break
+        }
+        watchSocket()
+    }
+
+    /// One output's show's categories; its device's select follows them.
+    package func categoriesAre(_ names: [String], output name: String) {
+        guard let index = outputs.firstIndex(where: { $0.topics.output == name }), names != outputs[index].categories
+        else { return }
+        outputs[index].categories = names
+        guard connection.isConnected else { return }
+        publishDiscovery()
         watchSocket()
     }
 
@@ -206,7 +270,7 @@ package final class MQTTLink {
     }
 
     private func refuse(topic: String, bytes: Int) {
-        guard topics.commandTopics.contains(topic) else {
+        guard topics.commandTopics.contains(topic) || outputs.contains(where: { $0.topics.command == topic }) else {
             log(.warning, "MQTT: refused a message on \(topic): \(bytes) bytes is more than an overlay text takes")
             return
         }
@@ -229,7 +293,9 @@ package final class MQTTLink {
             }
             return
         }
-        guard let kind = topics.commandKind(of: topic) else { return }
+        // An output's command topic is the player's own, addressed to that output's show.
+        let output = outputs.first { $0.topics.command == topic }?.topics.output
+        guard let kind = output == nil ? topics.commandKind(of: topic) : .own else { return }
         // A command is something sent now. A retained one (Home Assistant's mqtt.publish with retain: true) would
         // be obeyed again at every start and every reconnect, undoing what the user did since; no reply either,
         // since nobody is waiting for one.
@@ -246,7 +312,8 @@ package final class MQTTLink {
             return
         }
         // The same line, the same parser and the same answer as on the control socket, within the topic's authority.
-        reply(answer(String(decoding: payload, as: UTF8.self), settings.commands[kind], kind.settingName))
+        let line = String(decoding: payload, as: UTF8.self)
+        reply(answer(output.map { "@\($0) \(line)" } ?? line, settings.commands[kind], kind.settingName))
     }
 
     private func reply(_ text: String) {
@@ -255,7 +322,8 @@ package final class MQTTLink {
 
     private func announce() {
         client.subscribe(
-            topics.commandTopics + (settings.discovery ? [topics.homeAssistantStatus] : []) + overlayTopics)
+            topics.commandTopics + outputs.map(\.topics.command)
+                + (settings.discovery ? [topics.homeAssistantStatus] : []) + overlayTopics)
         client.publish(topics.availability, Array("online".utf8), retain: true, qos: 1)
         publishDiscovery()
         publishLatestState()
@@ -264,15 +332,26 @@ package final class MQTTLink {
 
     private func publishDiscovery() {
         guard settings.discovery else { return }
-        for message in HomeAssistantDiscovery.messages(
+        var messages = HomeAssistantDiscovery.messages(
             topics: topics, device: device, categories: categories, image: settings.image)
-        {
+        // The slide's picture is the first screen's, on the player's device.
+        for output in outputs {
+            messages += HomeAssistantDiscovery.messages(
+                topics: output.topics, device: output.device, categories: output.categories, image: false)
+        }
+        for message in messages {
             client.publish(message.topic, Array(message.payload.utf8), retain: true, qos: 1)
         }
     }
 
     /// Sent whatever was sent before (a broker restarted without persistence lost the retained state).
     private func publishLatestState() {
+        for index in outputs.indices {
+            outputs[index].publisher.reset()
+            guard let json = outputs[index].latestState?.json else { continue }
+            outputs[index].publisher.sent(json, now: MonotonicClock.seconds())
+            client.publish(outputs[index].topics.state, Array(json.utf8), retain: true)
+        }
         publisher.reset()
         guard let json = latestState?.json else { return }
         publisher.sent(json, now: MonotonicClock.seconds())

@@ -40,6 +40,7 @@ extension PlayerRuntime {
         do {
             link = try MQTTLink(
                 settings: mqttSettings, profile: show.profileNow.id,
+                outputs: hasOutputShows ? shows.map { ($0.name, $0.profileNow.id) } : [],
                 overlayTopics: Array(Set(shows.flatMap { $0.live?.topics ?? [] })).sorted(), log: log)
         } catch {
             log(.error, "\(error); the show goes on without MQTT")
@@ -191,9 +192,22 @@ extension PlayerRuntime {
     /// playlist's size changed.
     func tellMQTT() {
         guard let mqtt else { return }
-        let show = self.show
+        let now = MonotonicClock.seconds()
+        mqtt.categoriesAre(show.player.categories)
+        mqtt.stateIs(mqttState(of: show, now: now), now: now)
+        guard hasOutputShows else { return }
+        for show in shows {
+            mqtt.categoriesAre(show.player.categories, output: show.name)
+            mqtt.stateIs(mqttState(of: show, now: now), output: show.name, now: now)
+        }
+    }
+
+    /// Whether each screen has a show of its own (`outputs` without `mirror`): then each has its own topics and Home
+    /// Assistant device beside the player's, which speaks for the first and takes commands for all.
+    var hasOutputShows: Bool { !configuration.settings.mirror && !configuration.settings.outputs.isEmpty }
+
+    private func mqttState(of show: Show, now: Double) -> MQTTState {
         let player = show.player
-        mqtt.categoriesAre(player.categories)
         let slide = player.current
         let count = player.playlist?.count ?? 0
         if show.mqttPosition?.slide != slide || show.mqttPosition?.count != count {
@@ -203,7 +217,7 @@ extension PlayerRuntime {
             category: player.active, slide: slide?.name, position: show.mqttPosition?.position, count: count,
             paused: player.timer.reasons.sorted(), screenOn: show.display.isPoweredOn && player.screen.isOn,
             present: presenceAndButtons?.isPresent, interval: player.options.interval, profile: show.profileNow.id)
-        let status = player.status(now: MonotonicClock.seconds())
+        let status = player.status(now: now)
         state.why = status.why?.rawValue
         state.favourite = status.favourite
         state.playlist = status.dayPart
@@ -214,7 +228,7 @@ extension PlayerRuntime {
             return MQTTState.Source(
                 name: machine.name, state: "syncing", progress: running.listing ? nil : (running.done, running.total))
         }
-        mqtt.stateIs(state, now: MonotonicClock.seconds())
+        return state
     }
 }
 
@@ -258,16 +272,39 @@ extension Show {
     /// off the loop once the loop runs; until it is there, the corner keeps its old renderer, which draws only on
     /// the canvas it was made for.
     func makeCorner() {
-        guard let overlaySettings = settings.overlay else { return }
         cornerRequests += 1
         let request = cornerRequests
-        let canvas = profileNow.compose
+        house.makeCorner(settings: settings, canvas: profileNow.compose, into: overlay) { [unowned self] in
+            // A newer request (another replug, other settings) or the overlay turned off since: this one is stale.
+            request != cornerRequests || live == nil
+        }
+    }
+
+    /// Tells the clock whether the screen is lit (off, away or unplugged, it sleeps) and gives the corner its lines.
+    func followOverlay() {
+        guard let live else { return }
+        let lit = display.isLit || mirrors?.screens.contains { $0.display.isLit } == true
+        if lit != clockSeesScreen {
+            clockSeesScreen = lit
+            live.screen(on: lit)
+        }
+        overlay.cornerLines = live.lines(now: MonotonicClock.seconds())
+    }
+}
+
+/// The text renderers a screen's overlay needs, made off the loop.
+extension PlayerRuntime {
+    /// The corner's renderer for `canvas`, given to `overlay` unless `stale` says a newer one was asked for since.
+    /// Until it is there, the corner keeps its old renderer, which draws only on the canvas it was made for.
+    func makeCorner(
+        settings: Settings, canvas: Size, into overlay: TextOverlay, stale: @escaping () -> Bool
+    ) {
+        guard let overlaySettings = settings.overlay else { return }
         let fontPath = settings.fontPath ?? TextRenderer.defaultFont
-        house.libraryLoader.make({ () throws(FileError) in
+        libraryLoader.make({ () throws(FileError) in
             try CornerOverlay(settings: overlaySettings, canvas: canvas, fontPath: fontPath)
         }) { [unowned self] result in
-            // A newer request (another replug, other settings) or the overlay turned off since: this one is stale.
-            guard request == cornerRequests, live != nil else { return }
+            guard !stale() else { return }
             switch result {
             case .success(let corner):
                 overlay.corner = corner
@@ -278,14 +315,24 @@ extension Show {
         }
     }
 
-    /// Tells the clock whether the screen is lit (off, away or unplugged, it sleeps) and gives the corner its lines.
-    func followOverlay() {
-        guard let live else { return }
-        let lit = display.isLit
-        if lit != clockSeesScreen {
-            clockSeesScreen = lit
-            live.screen(on: lit)
+    /// The banner's renderer, made when the first banner or pause sign is due (most shows never put text on screen,
+    /// and FreeType with its font is a megabyte of the player's memory): read on a worker, and `then` puts the text
+    /// up a moment later. A font that cannot be loaded is one warning.
+    func loadBannerFont(
+        settings: Settings, canvas: Size, into overlay: TextOverlay, then: @escaping () -> Void
+    ) {
+        let fontPath = settings.fontPath ?? TextRenderer.defaultFont
+        let pixelHeight = max(12, canvas.height / 16)
+        libraryLoader.make({ () throws(FileError) in
+            try TextRenderer(fontPath: fontPath, pixelHeight: pixelHeight)
+        }) { [unowned self] result in
+            switch result {
+            case .success(let renderer):
+                overlay.renderer = renderer
+                then()
+            case .failure(let error):
+                log(.warning, "no on-screen text (\(error)); banners go to the log only")
+            }
         }
-        overlay.cornerLines = live.lines(now: MonotonicClock.seconds())
     }
 }

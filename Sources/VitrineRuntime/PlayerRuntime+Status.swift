@@ -76,7 +76,9 @@ extension PlayerRuntime {
         if text.hasPrefix("@") {
             let name = text.dropFirst().prefix { $0 != " " }
             text = text.dropFirst(name.count + 1).drop { $0 == " " }
-            guard let named = shows.first(where: { $0.name == name }) else {
+            // A mirror's other screens play the first screen's show.
+            let mirrored = show.mirrors?.screens.contains { $0.name == name } == true
+            guard let named = shows.first(where: { $0.name == name }) ?? (mirrored ? show : nil) else {
                 let have = shows.map { JSONText.quote($0.name) }.joined(separator: ", ")
                 return "error: no output named \(JSONText.quote(String(name))) (have: \(have))"
             }
@@ -151,12 +153,24 @@ extension PlayerRuntime {
             "\"longest_turn_ms\":\(JSONText.number((longestTurn * 1000).rounded()))",
             "\"sources\":\(syncs?.statusJSON(now: now) ?? "[]")",
         ]
-        if shows.count > 1 || addressed != nil {
+        let mirrored = self.show.mirrors?.screens ?? []
+        if shows.count > 1 || addressed != nil || !mirrored.isEmpty {
             fields.append("\"output\":\(JSONText.quote(show.name))")
         }
-        if shows.count > 1, addressed == nil {
-            let each = shows.map { show in
+        if shows.count > 1 || !mirrored.isEmpty, addressed == nil {
+            var each = shows.map { show in
                 "{\"name\":\(JSONText.quote(show.name)),\(show.statusFields(now: now).joined(separator: ","))}"
+            }
+            // A mirror's other screens: the slide each has up, which is the show's once its picture is made.
+            each += mirrored.map { screen in
+                let slide = screen.display.screen.slide
+                return "{\"name\":\(JSONText.quote(screen.name)),\"mirrors\":\(JSONText.quote(self.show.name)),"
+                    + "\"category\":\(slide.map { JSONText.quote($0.category) } ?? "null"),"
+                    + "\"slide\":\(slide.map { JSONText.quote($0.slide) } ?? "null"),"
+                    + "\"screen\":\(screen.display.isPoweredOn ? "\"on\"" : "\"off\""),"
+                    + "\"unplugged\":\(screen.unplugged),"
+                    + "\"flips\":\(screen.display.flips),\"modesets\":\(screen.display.modesets),"
+                    + "\"size\":\"\(screen.display.size)\"}"
             }
             fields.append("\"outputs\":[\(each.joined(separator: ","))]")
         }

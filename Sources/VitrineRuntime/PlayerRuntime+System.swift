@@ -32,11 +32,11 @@ extension PlayerRuntime {
             input?.suspend()
             for show in shows { show.inputRouter.reset() }
             // The switch goes ahead once the screen is given up (after the flip in flight): `.seatReleased`.
-            for show in shows { show.display.releaseSeat(now: now) }
+            for display in displays { display.releaseSeat(now: now) }
         case VirtualTerminal.acquireSignal:
             terminal?.acknowledgeAcquire()
             input?.resume()
-            for show in shows { show.display.returnSeat(now: now) }
+            for display in displays { display.returnSeat(now: now) }
             log("VT back: the show goes on")
             send(.release(.vtAway, now: now))
         default:
@@ -54,7 +54,10 @@ extension PlayerRuntime {
         case .key, .deviceAdded:
             return fallback
         default:
-            guard let output, let mapped = shows.first(where: { $0.connectorName == output || $0.name == output })
+            let mirrored = show.mirrors?.screens.contains { $0.connectorName == output || $0.name == output }
+            guard let output,
+                let mapped = shows.first(where: { $0.connectorName == output || $0.name == output })
+                    ?? (mirrored == true ? show : nil)
             else { return fallback }
             return [mapped]
         }
@@ -129,7 +132,7 @@ extension PlayerRuntime {
     /// interval, with no catch-up advance.
     func woke(_ reason: String, now: Double) {
         log(reason)
-        for show in shows { show.display.woke(now: now) }
+        for display in displays { display.woke(now: now) }
         send(.woke(now: now))
     }
 
@@ -216,9 +219,13 @@ extension Show {
         else {
             guard !unplugged else { return }
             unplugged = true
-            log(.warning, "\(connector.name) disconnected; the show waits for it")
+            let others = mirrors.map { !$0.allUnplugged } ?? false
+            log(
+                .warning,
+                "\(connector.name) disconnected; "
+                    + (others ? "the show goes on on the other screens" : "the show waits for it"))
             display.unplugged(now: now)
-            send(.hold(.unplugged, now: now))
+            followPlugs(now: now)
             return
         }
         guard unplugged || mode.size != drm.size else { return }
@@ -240,8 +247,15 @@ extension Show {
             makeCorner()
             // New buffers once no flip is in flight; then `.redraw` paints the slide at the new size.
             display.plugged(sameMode: false, now: now)
+            mirrors?.regroupLogged()
         }
-        send(.release(.unplugged, now: now))
+        followPlugs(now: now)
+    }
+
+    /// The show holds while no screen it plays on is plugged in: its own, and with a mirror every other one too.
+    func followPlugs(now: Double) {
+        let dark = unplugged && (mirrors?.allUnplugged ?? true)
+        send(dark ? .hold(.unplugged, now: now) : .release(.unplugged, now: now))
     }
 
     /// Puts the screen in the state the schedule asks for now and tells the show the date; returns the epoch second
@@ -302,7 +316,7 @@ extension Show {
         renderOptions = Self.renderOptions(settings, profile: profileNow, places: house.places)
         worker.setOptions(renderOptions)
         display.fadeSeconds = Self.fadeSeconds(
-            settings, profile: profileNow, budget: house.budget, blendsCleanly: display.blendsCleanly,
+            settings, profile: profileNow, budget: budget, blendsCleanly: display.blendsCleanly,
             screen: screenDescription, log: log)
         var options = player.options
         options.interval = settings.interval
@@ -312,6 +326,7 @@ extension Show {
         options.pairPortraits = pairsPortraits
         options.wakeOutsideSchedule = settings.presence?.wakeOutsideSchedule ?? false
         options.transitionSeconds = display.fadeSeconds ?? 0
+        mirrors?.reload(settings)
         return options
     }
 

@@ -104,12 +104,6 @@ public final class PlayerRuntime {
                 configuration, log: log, notifier: notifier, signals: signals)
         }
         let several = outputs.count > 1 || !settings.outputs.isEmpty
-        if settings.mirror {
-            log(
-                .warning,
-                "mirror: every screen plays the same show with the same settings, each on its own timer; keeping "
-                    + "them on the same slide is not built yet")
-        }
         let profiles = outputs.map(\.display.profile)
         // One board, one memory: the largest profile's budget, against what every screen needs at the least.
         let budgetMiB = settings.memoryBudgetMiB ?? profiles.map(\.memoryBudgetMiB).max() ?? 0
@@ -124,6 +118,19 @@ public final class PlayerRuntime {
                     + screens.joined(separator: " and ") + " need")
         }
         let first = outputs[0].display
+        // Where each screen has a show, each has its share of the budget, by its size.
+        let board = budget
+        var budgets = outputs.map { _ in board }
+        if !settings.mirror, outputs.count > 1,
+            let shares = board.shares(
+                minimum: profiles.map(\.minimumBudgetBytes), pixels: profiles.map { $0.compose.pixelCount })
+        {
+            budgets = shares
+            log(
+                "memory budget \(MemoryBudget.format(board.limit)) shared by the screens: "
+                    + zip(outputs, shares).map { "\($0.name) \(MemoryBudget.format($1.limit))" }.joined(
+                        separator: ", "))
+        }
         places = Self.openPlaces(settings, keeping: nil, log: log)
         do {
             favouritesStore = try FavouritesStore.path(settings: settings).map { (path) throws(RuntimeError) in
@@ -157,7 +164,24 @@ public final class PlayerRuntime {
         figures.budgetLimitBytes = budget.limit
         figures.startTime = WallClock.seconds()
         var roots: Set<String> = []
-        for output in outputs {
+        var mirrored: [MirrorScreen] = []
+        for (output, share) in zip(outputs, budgets) {
+            let snapshots: SnapshotWriter?
+            do {
+                // Each screen's frames in a folder of its own where there are several.
+                snapshots = try configuration.snapshots.map { (directory) throws(RuntimeError) in
+                    try SnapshotWriter(
+                        directory: several ? "\(directory)/\(output.name)" : directory,
+                        started: MonotonicClock.seconds())
+                }
+            } catch {
+                throw PlayError("\(error)")
+            }
+            // A mirror is one show, on the first screen; the others follow it.
+            if settings.mirror, !shows.isEmpty {
+                mirrored.append(try MirrorScreen(output: output, budget: budget, snapshots: snapshots, log: log))
+                continue
+            }
             var own = output.settings
             // Two shows of one library each index it; only the first keeps its header and rendition caches, which
             // are written in place (one writer per file).
@@ -166,7 +190,8 @@ public final class PlayerRuntime {
                 own.renditionCacheFolder = ""
             }
             let path =
-                several ? PositionStore.path(settings: own, output: output.name) : PositionStore.path(settings: own)
+                several && !settings.mirror
+                ? PositionStore.path(settings: own, output: output.name) : PositionStore.path(settings: own)
             let store = path.map { PositionStore(path: $0) }
             let root = Library(root: own.library).root
             var resume: (slide: SlideID?, selection: SelectionState?) = (nil, nil)
@@ -181,24 +206,20 @@ public final class PlayerRuntime {
             } catch {
                 throw PlayError("\(error)")
             }
-            let snapshots: SnapshotWriter?
-            do {
-                // Each screen's frames in a folder of its own where there are several.
-                snapshots = try configuration.snapshots.map { (directory) throws(RuntimeError) in
-                    try SnapshotWriter(
-                        directory: several ? "\(directory)/\(output.name)" : directory,
-                        started: MonotonicClock.seconds())
-                }
-            } catch {
-                throw PlayError("\(error)")
-            }
             shows.append(
                 try Show(
                     house: self, name: output.name, settings: own, output: output.output, opened: output.display,
+                    budget: share,
                     resume: resume,
                     position: position, crashGuard: crashGuard, snapshots: snapshots))
         }
         let show = shows[0]
+        if !mirrored.isEmpty {
+            show.mirrors = Mirrors(show: show, screens: mirrored, crashGuard: crashGuard)
+            log(
+                "mirror: \(show.name) plays the show; "
+                    + mirrored.map(\.name).joined(separator: ", ") + " show each slide with it")
+        }
         // VT switching matters only when Vitrine drives the screen itself and runs on a VT.
         let onScreen = show.display.executor is DRMDisplay || show.display.executor is FbdevDisplay
         if onScreen {
@@ -282,6 +303,8 @@ public final class PlayerRuntime {
             show.display.corner = (show.overlay, show.profileNow.compose, show.profileNow.rotation)
             show.startOverlay()
         }
+        show.mirrors?.regroupLogged()
+        for screen in show.mirrors?.screens ?? [] { screen.makeCorner(house: self) }
         startMQTT(configuration.settings)
         startCEC(configuration.settings)
         startWeb(configuration.settings)
@@ -358,17 +381,18 @@ public final class PlayerRuntime {
             for signal in signals.take() where exitStatus == nil { handleSignal(signal, now: now) }
         }
         for show in shows { try show.register(in: loop) }
-        // Each display descriptor once, for every show whose display reads it (one card's flips come on one).
+        // Each display descriptor once, for every display that reads it (one card's flips come on one).
+        let displays = self.displays
         var descriptors: [Int32] = []
-        for show in shows {
-            for descriptor in show.display.eventDescriptors where !descriptors.contains(descriptor) {
+        for display in displays {
+            for descriptor in display.eventDescriptors where !descriptors.contains(descriptor) {
                 descriptors.append(descriptor)
             }
         }
         for descriptor in descriptors {
-            let readers = shows.filter { $0.display.eventDescriptors.contains(descriptor) }
+            let readers = displays.filter { $0.eventDescriptors.contains(descriptor) }
             try loop.add(descriptor) { _ in
-                for show in readers { show.display.handleReadable(now: MonotonicClock.seconds()) }
+                for display in readers { display.handleReadable(now: MonotonicClock.seconds()) }
             }
         }
         try control?.attach(to: loop) { [unowned self] line in answer(line) }
@@ -384,6 +408,10 @@ public final class PlayerRuntime {
             try loop.add(hotplug.descriptor) { [unowned self] _ in
                 guard hotplug.takeChanges() else { return }
                 for show in shows { show.screenChanged(now: MonotonicClock.seconds()) }
+                if let mirrors = show.mirrors {
+                    mirrors.screensChanged(now: MonotonicClock.seconds())
+                    show.followPlugs(now: MonotonicClock.seconds())
+                }
             }
         }
         if let input {
@@ -430,10 +458,15 @@ public final class PlayerRuntime {
         for event in events ?? [] { send(event) }
     }
 
-    /// A show's display gave up DRM master: the VT switch may go ahead once every show's has.
-    func seatReleased(by show: Show) {
-        released.insert(ObjectIdentifier(show))
-        guard released.count == shows.count else { return }
+    /// Every screen's display: the shows' own, then a mirror's others.
+    var displays: [DisplayController] {
+        shows.map(\.display) + (show.mirrors?.screens.map(\.display) ?? [])
+    }
+
+    /// A screen's display gave up DRM master: the VT switch may go ahead once every screen's has.
+    func seatReleased(by screen: ObjectIdentifier) {
+        released.insert(screen)
+        guard released.count == displays.count else { return }
         released = []
         terminal?.allowRelease()
     }

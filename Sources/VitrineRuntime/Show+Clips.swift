@@ -23,7 +23,7 @@ extension Show {
             settings: ClipStream.Settings(
                 options: renderOptions, decoding: video.decoder, maxSeconds: video.maxSeconds, loop: request.loop,
                 sound: video.audio ? video.audioDevice : nil, planar: display.takesPlanarClips),
-            budget: house.budget, wakeup: clipWakeup)
+            budget: budget, wakeup: clipWakeup)
         let id = request.slide.id
         let record = PresentRecord(
             category: id.category, slide: id.name, file: path, decodeMilliseconds: nil,
@@ -60,13 +60,19 @@ extension Show {
     /// with the display's deferred prefetches.
     func submitDecode(_ request: DecodeRequest) {
         let clipStarting = clipPlayback?.isStarting(now: MonotonicClock.seconds()) ?? false
-        if !display.deferPrefetch(request, clipStarting: clipStarting) { worker.submit(request) }
+        if !display.deferPrefetch(request, clipStarting: clipStarting) { decodeNow(request) }
+    }
+
+    /// A decode to the worker now, and to the mirrored screens' workers with it.
+    func decodeNow(_ request: DecodeRequest) {
+        worker.submit(request)
+        mirrors?.showDecodes(request)
     }
 
     /// Ends the clip in play, if any: its thread is told to stop (never waited for). The decodes it held back go.
     func stopClip() {
         guard let playback = clipPlayback else { return }
-        for request in display.releaseDeferred() { worker.submit(request) }
+        for request in display.releaseDeferred() { decodeNow(request) }
         if let decoder = playback.decoder {
             let done = playback.figures
             house.figures.recordClip(decoder: decoder, shown: done.presented, dropped: done.dropped, late: done.late)
@@ -152,7 +158,7 @@ extension Show {
     /// player the clip has ended.
     func pumpClip(now: Double) {
         if let playback = clipPlayback, !playback.isStarting(now: now) {
-            for request in display.releaseDeferred() { worker.submit(request) }
+            for request in display.releaseDeferred() { decodeNow(request) }
         }
         guard let playback = clipPlayback, playback.posterShown, !display.screen.isFading else { return }
         if !playback.started {
@@ -216,7 +222,7 @@ extension Show {
             "clip \(playback.id) ended: \(done.presented) pictures shown, \(done.dropped) dropped, "
                 + "\(done.late) late")
         if let last = playback.lastShown, display.fadeSeconds != nil,
-            let copy = PlanarFrames.xrgbCopy(of: last, budget: house.budget, purpose: "the clip's last picture")
+            let copy = PlanarFrames.xrgbCopy(of: last, budget: budget, purpose: "the clip's last picture")
         {
             display.clipEnded(on: copy)
         }

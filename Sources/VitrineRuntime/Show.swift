@@ -26,6 +26,9 @@ final class Show {
     /// Its entry in the config's `outputs` (or the screen a mirror found); nil for a config without them.
     let output: OutputSettings?
     var log: EventLog { house.log }
+    /// What its frames and decodes are charged to: the board's budget, or this screen's share of it where each
+    /// screen has a show.
+    let budget: MemoryBudget
     let library: Library
     let profile: DeviceProfile
     var profileNow: DeviceProfile
@@ -65,6 +68,8 @@ final class Show {
     var presentedCount = 0
     /// The slide on screen, the playlist's size and the slide's number in it, as last told to the broker.
     var mqttPosition: (slide: SlideID?, count: Int, position: Int?)?
+    /// The other screens of a mirror, which show this show's slides; nil unless `mirror` found several screens.
+    var mirrors: Mirrors?
     /// The clip on screen as it plays; nil while a photo is shown.
     var clipPlayback: ClipPlayback?
     /// When the clip's next picture is due; and the bell its stream rings.
@@ -83,7 +88,7 @@ final class Show {
     /// The show on `opened`, its screen, with `settings`; a problem the user must fix is thrown as one line.
     init(
         house: PlayerRuntime, name: String, settings: Settings, output: OutputSettings?,
-        opened: DisplayOpener.OpenedDisplay,
+        opened: DisplayOpener.OpenedDisplay, budget: MemoryBudget,
         resume: (slide: SlideID?, selection: SelectionState?), position: PositionKeeper?, crashGuard: CrashGuard,
         snapshots: SnapshotWriter?
     ) throws(PlayError) {
@@ -92,33 +97,23 @@ final class Show {
         self.settings = settings
         self.output = output
         let log = house.log
-        let budget = house.budget
+        self.budget = budget
         profile = opened.profile
         profileNow = opened.profile
         screenDescription = opened.description
         library = Library(root: settings.library)
         self.position = position
         renderOptions = Self.renderOptions(settings, profile: profile, places: house.places)
+        let screen = try Self.makeDisplay(
+            opened: opened, settings: settings, budget: budget, snapshots: snapshots, log: log)
+        display = screen.display
+        let fades = screen.fades
         let needed = profile.minimumBudgetBytes
         let frameBytes = profile.compose.xrgbByteCount ?? 0
-        let fades = Self.fadeSeconds(
-            settings, profile: profile, budget: budget, blendsCleanly: opened.fbdev?.blendsCleanly ?? true,
-            screen: opened.description, log: log)
         let fadeFrames = fades == nil ? 0 : frameBytes
-        let scanoutBytes = profile.scanout.xrgbByteCount ?? Int.max / 4
-        let fadeNeeds = needed + 2 * frameBytes + Self.fadeDecodeRoom
-        var scanoutBuffers = 2
-        if fades != nil, opened.fbdev == nil, budget.limit - fadeNeeds >= scanoutBytes {
-            let refresh = max(opened.mode?.refresh ?? 60, 1)
-            let step = FrameBlender.stepSeconds(at: profile.compose, clock: MonotonicClock.seconds)
-            scanoutBuffers = PlayerRuntime.fadeBuffers(stepSeconds: step, refreshHz: refresh)
-            log(
-                "crossfades: a step blends in \(JSONText.number(step * 1000)) ms of a "
-                    + "\(JSONText.number(1000 / Double(refresh))) ms frame here: \(scanoutBuffers) scanout buffers")
-        }
-        let thirdBuffer = scanoutBuffers == 3 ? scanoutBytes : 0
         let keepPrevious =
-            budget.limit - needed - frameBytes - fadeFrames - thirdBuffer >= Self.progressiveReserve + frameBytes
+            budget.limit - needed - frameBytes - fadeFrames - screen.thirdBufferBytes
+            >= Self.progressiveReserve + frameBytes
         inputRouter = InputRouter(
             gestures: GestureRecognizer(
                 rotation: profile.rotation, physicalSize: opened.connector?.physicalSizeMillimetres,
@@ -136,26 +131,6 @@ final class Show {
         do {
             timer = try MonotonicTimer()
             follower = try LibraryFollower(settings: settings, profile: profile, log: log, crashGuard: crashGuard)
-            let executor: any DisplayExecutor
-            if let fbdev = opened.fbdev {
-                executor = fbdev
-            } else if let seat = opened.seat, let connector = opened.connector, let mode = opened.mode {
-                executor = try DRMDisplay(
-                    seat: seat, connector: connector, crtc: opened.crtc, mode: mode, budget: budget,
-                    bufferCount: scanoutBuffers, log: log)
-            } else if let device = opened.device, let connector = opened.connector, let mode = opened.mode {
-                executor = try DRMDisplay(
-                    device: device, connector: connector, mode: mode, budget: budget, bufferCount: scanoutBuffers,
-                    log: log)
-            } else {
-                do {
-                    executor = try HeadlessDisplay(
-                        size: profile.scanout, budget: budget, bufferCount: scanoutBuffers, snapshots: snapshots)
-                } catch {
-                    throw PlayError("\(error)")
-                }
-            }
-            display = try DisplayController(executor: executor, fadeSeconds: fades, log: log)
             inputHoldTimer = try MonotonicTimer()
             overlay = try TextOverlay()
             clipTimer = try MonotonicTimer()
@@ -163,10 +138,6 @@ final class Show {
             worker = try DecodeWorker(
                 budget: budget, options: renderOptions, fontPath: settings.fontPath ?? TextRenderer.defaultFont,
                 crashGuard: crashGuard)
-        } catch let error as RuntimeError {
-            throw PlayError("\(error)")
-        } catch let error as PlayError {
-            throw error
         } catch {
             throw PlayError("\(error)")
         }
@@ -182,6 +153,53 @@ final class Show {
         options.places = places
         options.clipDecoding = settings.video.decoder
         return options
+    }
+
+    /// The screen `opened` with its scanout buffers (a third where a fade's step is slow to blend), and the
+    /// crossfade it can show (nil: cuts).
+    static func makeDisplay(
+        opened: DisplayOpener.OpenedDisplay, settings: Settings, budget: MemoryBudget, snapshots: SnapshotWriter?,
+        log: EventLog
+    ) throws(PlayError) -> (display: DisplayController, fades: Double?, thirdBufferBytes: Int) {
+        let profile = opened.profile
+        let frameBytes = profile.compose.xrgbByteCount ?? 0
+        let fades = Self.fadeSeconds(
+            settings, profile: profile, budget: budget, blendsCleanly: opened.fbdev?.blendsCleanly ?? true,
+            screen: opened.description, log: log)
+        let scanoutBytes = profile.scanout.xrgbByteCount ?? Int.max / 4
+        let fadeNeeds = profile.minimumBudgetBytes + 2 * frameBytes + Self.fadeDecodeRoom
+        var scanoutBuffers = 2
+        if fades != nil, opened.fbdev == nil, budget.limit - fadeNeeds >= scanoutBytes {
+            let refresh = max(opened.mode?.refresh ?? 60, 1)
+            let step = FrameBlender.stepSeconds(at: profile.compose, clock: MonotonicClock.seconds)
+            scanoutBuffers = PlayerRuntime.fadeBuffers(stepSeconds: step, refreshHz: refresh)
+            log(
+                "crossfades: a step blends in \(JSONText.number(step * 1000)) ms of a "
+                    + "\(JSONText.number(1000 / Double(refresh))) ms frame here: \(scanoutBuffers) scanout buffers")
+        }
+        do {
+            let executor: any DisplayExecutor
+            if let fbdev = opened.fbdev {
+                executor = fbdev
+            } else if let seat = opened.seat, let connector = opened.connector, let mode = opened.mode {
+                executor = try DRMDisplay(
+                    seat: seat, connector: connector, crtc: opened.crtc, mode: mode, budget: budget,
+                    bufferCount: scanoutBuffers, log: log)
+            } else if let device = opened.device, let connector = opened.connector, let mode = opened.mode {
+                executor = try DRMDisplay(
+                    device: device, connector: connector, mode: mode, budget: budget, bufferCount: scanoutBuffers,
+                    log: log)
+            } else {
+                executor = try HeadlessDisplay(
+                    size: profile.scanout, budget: budget, bufferCount: scanoutBuffers, snapshots: snapshots)
+            }
+            let display = try DisplayController(executor: executor, fadeSeconds: fades, log: log)
+            return (display, fades, scanoutBuffers == 3 ? scanoutBytes : 0)
+        } catch let error as PlayError {
+            throw error
+        } catch {
+            throw PlayError("\(error)")
+        }
     }
 
     /// The crossfade length, or nil for cuts: from the settings, else the profile; refused (with a log line) when
@@ -241,6 +259,7 @@ final class Show {
     func close() {
         position?.saveAndWait()
         display.close()
+        mirrors?.close()
         stopClip()
         worker.stop()
         follower.stop()
@@ -299,15 +318,17 @@ final class Show {
         case .cancel(let id):
             display.cancelDeferred(id)
             worker.cancel(id)
+            mirrors?.showCancels(id)
         case .present(let frame, let id):
             let decode = decodes.removeValue(forKey: id)
             present(
                 frame,
                 PresentRecord(
                     category: id.category, slide: id.name, file: decode?.file, decodeMilliseconds: decode?.milliseconds,
-                    why: player.playlist?.reason(of: id)?.rawValue, captions: decode?.captions ?? []))
+                    why: player.playlist?.reason(of: id)?.rawValue, captions: decode?.captions ?? []), id: id)
         case .showBackground:
             display.show(.background(renderOptions.background))
+            mirrors?.showShowsBackground()
         case .timer(.arm(let deadline, let generation)):
             armedGeneration = generation
             armedDeadline = deadline
@@ -321,6 +342,7 @@ final class Show {
         case .announce(let line):
             log("showing: \(line)")
             overlay.announce(line, now: MonotonicClock.seconds())
+            mirrors?.announce(line, now: MonotonicClock.seconds())
         case .showPairingCode:
             guard let web = house.web else { return }
             let url = web.pairingURL()
@@ -331,6 +353,7 @@ final class Show {
             house.exitStatus = 0
         case .screenPower(let on):
             display.setPower(on)
+            mirrors?.setPower(on)
             let now = MonotonicClock.seconds()
             house.applyCEC(house.cec?.screen(on: on, now: now), now: now)
         case .log(let line):
@@ -351,8 +374,9 @@ final class Show {
     }
 
     /// A new slide: a crossfade from the one on screen when fades are on and the screen can show one, else a cut.
-    func present(_ frame: Frame, _ record: PresentRecord) {
+    func present(_ frame: Frame, _ record: PresentRecord, id: SlideID) {
         display.present(frame, record, now: MonotonicClock.seconds())
+        mirrors?.showPresents(frame, record, id: id)
         // The links' picture is the first screen's (MQTT's image topic, the web remote's page).
         if self === house.show, !house.submitSlidePicture() { house.slidePictures.forget() }
     }
@@ -374,6 +398,7 @@ final class Show {
     /// Puts the text that should be over the picture there, or takes it away; waits while a flip is in flight, a
     /// fade runs or the screen is dark.
     func refreshOverlay() {
+        refreshMirrorOverlays()
         // A clip's pictures follow each other on every vblank or two: text over one would be gone with the next
         // (the corner is painted into each; a banner waits for the clip to pause or end).
         guard display.isLit, !display.isBusy, !display.screen.isFading, clipPlayback?.held ?? true else { return }
@@ -386,30 +411,30 @@ final class Show {
             paused: paused, canvas: profileNow.compose, rotation: profileNow.rotation, show: { display.show($0) })
     }
 
-    /// The banner's renderer, made when the first banner or pause sign is due (most shows never put text on screen,
-    /// and FreeType with its font is a megabyte of the player's memory): FreeType and the font are read on a worker,
-    /// and the text follows on the loop a moment later. Tried once; a font that cannot be loaded is one warning.
+    /// The mirrored screens' text: the show's banner, pause sign, notice and corner.
+    private func refreshMirrorOverlays() {
+        guard let mirrors else { return }
+        let paused = player.timer.reasons.contains(.user)
+        let noPhotos = player.categories.isEmpty || player.playlist?.isEmpty == true
+        let notice = noPhotos ? house.syncs?.notice(now: MonotonicClock.seconds()) : nil
+        for screen in mirrors.screens {
+            screen.refreshOverlay(paused: paused, notice: notice, cornerLines: overlay.cornerLines, house: house)
+        }
+    }
+
+    /// The banner's renderer, asked for once, when the first banner or pause sign is due.
     private func loadBannerFont() {
         guard !bannerFontAsked else { return }
         bannerFontAsked = true
-        let fontPath = settings.fontPath ?? TextRenderer.defaultFont
-        let pixelHeight = max(12, profileNow.compose.height / 16)
-        house.libraryLoader.make({ () throws(FileError) in
-            try TextRenderer(fontPath: fontPath, pixelHeight: pixelHeight)
-        }) { [unowned self] result in
-            switch result {
-            case .success(let renderer):
-                overlay.renderer = renderer
-                refreshOverlay()
-            case .failure(let error):
-                log(.warning, "no on-screen text (\(error)); banners go to the log only")
-            }
+        house.loadBannerFont(settings: settings, canvas: profileNow.compose, into: overlay) { [unowned self] in
+            refreshOverlay()
         }
     }
 
     /// Takes what the display did since the last look (content done, a picture back, a redraw asked for, the seat
     /// given up) until it has nothing more to say.
     func drainDisplay() {
+        mirrors?.drain()
         while true {
             let outputs = display.takeOutputs()
             if outputs.isEmpty { return }
@@ -426,7 +451,7 @@ final class Show {
                 case .redraw:
                     send(.redraw(now: now))
                 case .seatReleased:
-                    house.seatReleased(by: self)
+                    house.seatReleased(by: ObjectIdentifier(self))
                 case .prefetchesReleased(let requests):
                     for request in requests { submitDecode(request) }
                 }

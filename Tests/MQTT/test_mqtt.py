@@ -11,6 +11,8 @@ Assistant and as a fleet operator, and the release binary on headless panels.
    file, a 1 MiB payload and random bytes on the command topic, the player killed (the will says offline);
 4. three players on one broker: `PREFIX/all/cmd` reaches all three, a group command only its group;
 5. the image topic: the slide on screen as a JPEG, following the show;
+6. two screens (`outputs`): a Home Assistant device per output, linked to the player's, with its own state and
+   command topics; a retained command on an output's topic is ignored;
 6. TLS with a client certificate, and a broker whose certificate the player's CA did not sign;
 9. brokers of MQTT 3.1.1 only: one that refuses 5 by its CONNACK (socket code, as Mosquitto 1.x), and amqtt from
    PyPI, which never answers 5's CONNECT: the player says once that it speaks 3.1.1, connects, publishes, obeys a
@@ -595,6 +597,68 @@ def discovery_follows_the_library(vitrine, work, broker):
         home_assistant.close()
 
 
+def two_screens(vitrine, work, broker):
+    """`outputs`: each output's show is a Home Assistant device of its own, linked to the player's, with its own
+    state and command topics; a retained command on an output's topic is ignored like one on the player's."""
+    library = make_library(f"{work}/screens", {"Menu": [(200, 20, 20), (20, 200, 20)],
+                                                "Offers": [(20, 20, 200), (220, 220, 20)]})
+    topic = "vitrine/screens"
+    observer = Observer(broker, "#", name="screens-observer")
+    observer.publish(f"{topic}/menu/cmd", "pause", retain=True)
+    player = Player(vitrine, work, "screens", library, mqtt_settings(broker, "screens"), extra={"outputs": [
+        {"name": "menu", "connector": "HDMI-A-1", "categories": ["Menu"], "mode": "64x48"},
+        {"name": "offers", "connector": "HDMI-A-2", "categories": ["Offers"], "mode": "48x64"}]})
+    try:
+        states = {name: observer.wait(f"{topic}/{name}/state", lambda p: state(p).get("slide") is not None, 0,
+                                      timeout=15) for name in ("menu", "offers")}
+        record(all(states.values()) and state(states["menu"][1]).get("category") == "Menu"
+               and state(states["offers"][1]).get("category") == "Offers",
+               f"each output's show has its state topic: {[state(s[1]).get('category') if s else None for s in states.values()]}")
+        ignored = until(lambda: player.lines(f"ignored a retained message on {topic}/menu/cmd"), 5)
+        record(bool(ignored) and "user" not in json.loads(player.ctl("@menu status"))["paused"],
+               "a retained `pause` on the menu's command topic is ignored with a log line; the menu plays")
+        # Cleared as the log line says (an empty retained message), which the player hears as an empty command.
+        cleared = time.monotonic()
+        observer.publish(f"{topic}/menu/cmd", "", retain=True)
+        observer.wait(f"{topic}/reply", lambda p: b"unknown command" in p, cleared)
+        until(lambda: observer.since(0, "homeassistant/select/vitrine_screens_offers/category/config"), 10)
+        configs = {}
+        with lock:
+            for _, name, payload, _ in observer.messages:
+                if name.startswith("homeassistant/") and "vitrine_screens" in name and payload:
+                    configs[name] = json.loads(payload)
+        devices = {}
+        for name, config in configs.items():
+            device = config.get("device", {})
+            devices.setdefault(device.get("identifiers", ["?"])[0], set()).add(device.get("via_device"))
+        record(devices == {"vitrine_screens": {None}, "vitrine_screens_menu": {"vitrine_screens"},
+                           "vitrine_screens_offers": {"vitrine_screens"}},
+               f"three devices: the player's, and one per output linked to it ({devices})")
+        offers_select = configs.get("homeassistant/select/vitrine_screens_offers/category/config", {})
+        offers_pause = configs.get("homeassistant/switch/vitrine_screens_offers/pause/config", {})
+        record(offers_select.get("options") == ["Offers"] and offers_pause.get("command_topic") == f"{topic}/offers/cmd"
+               and offers_pause.get("state_topic") == f"{topic}/offers/state"
+               and offers_pause.get("availability_topic") == f"{topic}/availability",
+               f"the offers device's select has its categories ({offers_select.get('options')}) and its pause switch "
+               f"its topics ({offers_pause.get('command_topic')}, {offers_pause.get('state_topic')})")
+        start = time.monotonic()
+        observer.publish(f"{topic}/offers/cmd", "pause")
+        reply = observer.wait(f"{topic}/reply", lambda p: True, start)
+        paused = observer.wait(f"{topic}/offers/state", lambda p: "user" in state(p).get("paused", []), start)
+        menu = json.loads(player.ctl("@menu status"))["paused"]
+        record(bool(reply) and reply[1] == b"ok" and bool(paused) and "user" not in menu,
+               f"`pause` on the offers' command topic pauses the offers show alone (reply "
+               f"{reply[1] if reply else None}; menu paused {menu})")
+        start = time.monotonic()
+        observer.publish(f"{topic}/cmd", "resume")
+        resumed = observer.wait(f"{topic}/offers/state", lambda p: "user" not in state(p).get("paused", ["user"]),
+                                start)
+        record(bool(resumed), "`resume` on the player's command topic reaches the offers show too")
+    finally:
+        player.stop()
+        observer.close()
+
+
 def image_topic(vitrine, work, broker):
     """`image: true`: the slide on screen as a JPEG on PREFIX/ID/image, and Home Assistant's image entity."""
     colors = [(220, 30, 30), (30, 200, 40)]
@@ -1118,6 +1182,7 @@ def main():
         discovery_follows_the_library(VITRINE, work, broker)
         hostile_payloads(VITRINE, work, broker)
         fleet(VITRINE, work, broker)
+        two_screens(VITRINE, work, broker)
         image_topic(VITRINE, work, broker)
         wrong_password_and_credentials(VITRINE, work, broker)
         tls(VITRINE, work, broker, certificates)

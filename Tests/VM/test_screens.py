@@ -15,6 +15,10 @@ has a second head too (`max_outputs=2`), but with no display attached QEMU never
   as the device's output): a tap pauses the offers show alone;
 - Virtual-3 unplugged (configfs status): the offers show holds ("unplugged" among its pause reasons) while the
   menu's goes on; plugged back, the offers show goes on;
+- one show on both screens (`mirror`) at 640x480 and 800x600: one decode worker more, for the second size; the
+  kernel's state, sampled every ~20 ms, shows both planes flipping to a new framebuffer at the same moments; both
+  planes' own buffers hold the photo the show has on screen; the first screen unplugged, the show goes on on the
+  other;
 - a small board: the guest has 256 MB of RAM, and a last round plays both screens at 1920x1080 from 12 MP JPEGs
   (four slides each, nothing skipped): the frames and decodes stay within the one budget, the player's peak RSS
   within the budget plus what it took before its first photo, and the kernel kills nothing.
@@ -68,6 +72,26 @@ def make_library(share):
         Image.new("RGB", (1024, 768), colour).save(f"{share}/lib/{category}/{n}.png")
     os.makedirs(f"{share}/lib/Other")
     Image.new("RGB", (1024, 768), (0, 200, 0)).save(f"{share}/lib/Other/green.png")
+
+
+def plane_centres(vm, primaries):
+    """Each primary plane's size and the colour at its centre, read from its own buffer through the kernel
+    (test_planes.py's reader); None when the read failed."""
+    rc, out = vm.run("rm -rf /share/dump; mkdir /share/dump; CARD=/dev/dri/card1 /usr/bin/python3 "
+                     "/share/planes.py /share/dump " + " ".join(map(str, primaries)), timeout=60)
+    if rc != 0:
+        return None
+    with open(f"{vm.share}/dump/planes.json") as f:
+        meta = json.load(f)
+    centres = {}
+    for plane in primaries:
+        info = meta[str(plane)]
+        with open(f"{vm.share}/dump/plane-{plane}.raw", "rb") as f:
+            raw = f.read()
+        middle = (info["height"] // 2) * info["pitches"][0] + (info["width"] // 2) * 4
+        b, g, r = raw[middle:middle + 3]
+        centres[plane] = (f"{info['width']}x{info['height']}", (r, g, b))
+    return centres
 
 
 def run(vitrine):
@@ -135,25 +159,17 @@ def run(vitrine):
         matched = {}
         for attempt in range(5):
             before = {name: json.loads(ctl(f"--output {name} status") or "{}") for name in ("menu", "offers")}
-            rc, out = vm.run(f"rm -rf /share/dump; mkdir /share/dump; CARD=/dev/dri/card1 /usr/bin/python3 /share/planes.py /share/dump "
-                             + " ".join(map(str, primaries)), timeout=60)
+            centres = plane_centres(vm, primaries)
             after = {name: json.loads(ctl(f"--output {name} status") or "{}") for name in ("menu", "offers")}
-            if rc != 0 or any(before[n].get("slide") != after[n].get("slide") for n in before):
+            if centres is None or any(before[n].get("slide") != after[n].get("slide") for n in before):
                 continue
-            with open(f"{share}/dump/planes.json") as f:
-                meta = json.load(f)
-            for plane in primaries:
-                info = meta[str(plane)]
-                with open(f"{share}/dump/plane-{plane}.raw", "rb") as f:
-                    raw = f.read()
-                middle = (info["height"] // 2) * info["pitches"][0] + (info["width"] // 2) * 4
-                b, g, r = raw[middle:middle + 3]
-                name = "menu" if info["width"] == 640 else "offers"
+            for size, colour in centres.values():
+                name = "menu" if size == "640x480" else "offers"
                 status = after[name]
                 expected = COLOURS.get((status.get("category"), int(status.get("slide") or -1)))
-                matched[name] = (expected is not None and all(abs(x - y) <= 2 for x, y in zip((r, g, b), expected)),
-                                 f"{status.get('category')}/{status.get('slide')} {expected} on a "
-                                 f"{info['width']}x{info['height']} plane reads {(r, g, b)}")
+                matched[name] = (expected is not None and all(abs(x - y) <= 2 for x, y in zip(colour, expected)),
+                                 f"{status.get('category')}/{status.get('slide')} {expected} on a {size} plane "
+                                 f"reads {colour}")
             break
         ctl("resume")
         record(len(matched) == 2 and all(ok for ok, _ in matched.values()),
@@ -195,7 +211,106 @@ def run(vitrine):
                f"the player stopped cleanly, no flip watchdog on either screen (exit {rc})")
         if not all(display.results):
             print(out[-3000:])
+        check_mirror(vm, vitrine, primaries)
         check_small_board(vm, vitrine)
+
+
+# Samples the two primary planes' framebuffers in the kernel's atomic state for a while: each slide is a flip to the
+# other scanout buffer, so the moments each plane's framebuffer changes are the moments its screen changed picture.
+FLIP_SAMPLER = """
+import re, sys, time
+planes = sys.argv[1:]
+pattern = re.compile(r"plane\\[(\\d+)\\]: [^\\n]*\\n\\tcrtc=[^\\n]*\\n\\tfb=(\\d+)")
+end = time.monotonic() + 7
+while time.monotonic() < end:
+    with open("/sys/kernel/debug/dri/1/state") as f:
+        fbs = dict(pattern.findall(f.read()))
+    print(round(time.monotonic(), 3), *(fbs.get(p, "0") for p in planes), flush=True)
+    time.sleep(0.02)
+"""
+
+
+def check_mirror(vm, vitrine, primaries):
+    """One show on both screens (`mirror`) at two sizes: the same photo on both planes, changed together; the
+    first screen unplugged, the show goes on on the other."""
+    share = vm.share
+    with open(f"{share}/mirror.json", "w") as f:
+        json.dump({"library": "/share/lib", "deviceTable": f"{REPO}/Config/devices.json", "transition": "none",
+                   "controlSocket": "/tmp/mirror.sock", "display": {"backend": "drm", "device": "/dev/dri/card1"},
+                   "mirror": True, "startCategory": "Menu", "interval": 1.5,
+                   "outputs": [{"name": "left", "connector": "Virtual-2", "mode": "640x480"},
+                               {"name": "right", "connector": "Virtual-3", "mode": "800x600"}]}, f)
+    with open(f"{share}/flips.py", "w") as f:
+        f.write(FLIP_SAMPLER)
+    vm.spawn("mirror", f"exec {vitrine} play --config /share/mirror.json --stats")
+
+    def text():
+        with open(f"{share}/mirror.out", errors="replace") as f:
+            return f.read()
+
+    def ctl(command):
+        rc, out = vm.run(f"{vitrine} ctl --control /tmp/mirror.sock {command}")
+        return out.strip()
+
+    def shown():
+        return len(STATS.findall(text()))
+
+    harness.until(lambda: shown() >= 2, 60)
+    record("pictures for 800x600 screens are decoded on a worker of their own" in text()
+           and text().count("decoded on a worker of their own") == 1,
+           "mirror at 640x480 and 800x600: one more decode worker, for the 800x600 screen")
+
+    # The moments each plane changed picture, from the kernel's state sampled every ~20 ms.
+    rc, out = vm.run("/usr/bin/python3 /share/flips.py " + " ".join(map(str, primaries)), timeout=60)
+    samples = [line.split() for line in out.splitlines() if len(line.split()) == 3]
+    changes = {0: [], 1: []}
+    for before, after in zip(samples, samples[1:]):
+        for i in (0, 1):
+            if before[i + 1] != after[i + 1]:
+                changes[i].append(float(after[0]))
+    gaps = [round(abs(a - b), 3) for a, b in zip(changes[0], changes[1])]
+    record(len(samples) > 50 and len(changes[0]) >= 3 and len(changes[0]) == len(changes[1])
+           and all(g <= 0.1 for g in gaps),
+           f"both screens change picture together: {len(changes[0])} and {len(changes[1])} flips in 7 s, apart by "
+           f"{gaps} s ({len(samples)} samples of the kernel's state)")
+
+    # Both planes' own buffers hold the photo the show has on screen.
+    ctl("pause")
+    result = (False, "no read")
+    for attempt in range(5):
+        before = json.loads(ctl("status") or "{}")
+        centres = plane_centres(vm, primaries)
+        after = json.loads(ctl("status") or "{}")
+        if centres is None or before.get("slide") != after.get("slide"):
+            continue
+        expected = COLOURS.get((after.get("category"), int(after.get("slide") or -1)))
+        read = dict(centres.values())
+        right = [o for o in after.get("outputs", []) if o.get("name") == "right"]
+        ok = (expected is not None and sorted(read) == ["640x480", "800x600"]
+              and all(all(abs(x - y) <= 2 for x, y in zip(c, expected)) for c in read.values())
+              and right and right[0].get("slide") == after.get("slide"))
+        result = (ok, f"{after.get('category')}/{after.get('slide')} {expected}: planes read {read}; status of "
+                      f"the right screen: {right[0].get('slide') if right else None}")
+        break
+    ctl("resume")
+    record(result[0], f"both planes' own buffers hold the photo the show has on screen ({result[1]})")
+
+    # The first screen unplugged: the show goes on on the other; plugged back, both show it.
+    vm.run("echo 2 > /sys/kernel/config/vkms/two/connectors/connector0/status")
+    gone = harness.until(lambda: "Virtual-2 disconnected" in text(), 10)
+    count = shown()
+    moved = harness.until(lambda: shown() >= count + 2, 10)
+    paused = json.loads(ctl("status") or "{}").get("paused")
+    record(gone and moved and "unplugged" not in (paused or []),
+           f"the first screen unplugged, the show goes on on the other ({shown() - count} slides meanwhile; "
+           f"paused: {paused})")
+    vm.run("echo 1 > /sys/kernel/config/vkms/two/connectors/connector0/status")
+    back = harness.until(lambda: "Virtual-2 connected again" in text(), 15)
+    rc, out = vm.stop("mirror")
+    record(back and rc == 0 and "no page-flip event" not in out,
+           f"plugged back, and the player stopped cleanly (exit {rc})")
+    if not all(display.results):
+        print(out[-3000:])
 
 
 def detailed_photo(path, size, seed, colour):
@@ -237,9 +352,10 @@ def check_small_board(vm, vitrine):
     record(rc == 0 and min(shown.values()) >= 4 and not skipped,
            f"256 MB guest, two 1920x1080 screens from 12 MP photos: {shown} slides shown, none skipped "
            f"({skipped[:2]}; exit {rc})")
-    record(bool(used) and max(used) <= limit_mib and kernel_log.strip() == "",
+    shares = re.search(r"memory budget [0-9.]+ MiB shared by the screens: (.*)", out)
+    record(bool(used) and max(used) <= limit_mib and kernel_log.strip() == "" and shares is not None,
            f"frames and decodes within the one budget: at most {max(used) if used else 0:.1f} of {limit_mib:.1f} "
-           f"MiB; no OOM kill ({kernel_log.strip()[:120]})")
+           f"MiB, split {shares.group(1) if shares else None}; no OOM kill ({kernel_log.strip()[:120]})")
     idle = float(started.group(1)) if started else 0.0
     record(started is not None and peak <= limit_mib + idle,
            f"peak RSS {peak:.1f} MiB <= the budget {limit_mib:.1f} MiB + the player before its first photo "

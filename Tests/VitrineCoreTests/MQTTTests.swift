@@ -221,6 +221,34 @@ import Testing
         #expect(try Self.object(image.payload)["image_topic"]?.kind == .string("vitrine/frame/image"))
     }
 
+    /// With several screens each output's show is a device of its own, linked to the player's: its entities read its
+    /// state topic and send to its command topic, while availability and replies stay the player's.
+    @Test func eachOutputIsADeviceWithItsOwnTopics() throws {
+        let player = MQTTTopics(prefix: "shop", id: "till", groups: ["lobby"])
+        let menu = player.forOutput("menu")
+        #expect(menu.state == "shop/till/menu/state")
+        #expect(menu.command == "shop/till/menu/cmd")
+        #expect(menu.availability == "shop/till/availability")
+        #expect(menu.reply == "shop/till/reply")
+        #expect(menu.nodeID == "vitrine_till_menu")
+        #expect(MQTTTopics(player: menu) == player)
+        let device = HomeAssistantDiscovery.Device(name: "Vitrine till menu", model: "hdmi-1080p", version: "0.1.0")
+        let messages = HomeAssistantDiscovery.messages(
+            topics: menu, device: device, categories: ["Menu"], image: false)
+        let pause = try #require(messages.first { $0.topic == "homeassistant/switch/vitrine_till_menu/pause/config" })
+        let fields = try Self.object(pause.payload)
+        #expect(fields["command_topic"]?.kind == .string("shop/till/menu/cmd"))
+        #expect(fields["state_topic"]?.kind == .string("shop/till/menu/state"))
+        #expect(fields["availability_topic"]?.kind == .string("shop/till/availability"))
+        #expect(fields["unique_id"]?.kind == .string("vitrine_till_menu_pause"))
+        let deviceFields = Self.members(fields["device"])
+        #expect(deviceFields["via_device"]?.kind == .string("vitrine_till"))
+        #expect(deviceFields["name"]?.kind == .string("Vitrine till menu"))
+        // The player's own device is tied to nothing.
+        let own = HomeAssistantDiscovery.messages(topics: player, device: device, categories: [], image: false)
+        #expect(own.allSatisfy { !$0.payload.contains("via_device") })
+    }
+
     @Test func theStateSaysWhatADashboardShows() {
         var state = MQTTState(
             category: "Beach", slide: "a \"quoted\" name", position: 3, count: 12, paused: [.user], screenOn: false,

@@ -18,6 +18,34 @@ import VitrineCore
         #expect(budget.peak == 600)
     }
 
+    /// Two screens' shares: each its minimum and the rest by size; a charge counts against the share and the board,
+    /// and one screen filling its share leaves the other's untouched.
+    @Test func eachScreenHasAShareByItsSize() throws {
+        let board = MemoryBudget(limit: 1000)
+        let shares = try #require(board.shares(minimum: [100, 300], pixels: [1, 3]))
+        #expect(shares.map(\.limit) == [250, 750])
+        do {
+            let large = try shares[1].charge(700, for: "a 4K decode")
+            #expect(board.used == 700)
+            #expect(throws: MemoryBudget.Exceeded.self) { _ = try shares[1].charge(100, for: "another 4K decode") }
+            let small = try shares[0].charge(250, for: "the small screen's next slide")
+            #expect(board.used == 950)
+            _ = consume large
+            _ = consume small
+        }
+        #expect(board.used == 0 && shares[0].used == 0 && shares[1].used == 0)
+        #expect(board.shares(minimum: [600, 600], pixels: [1, 1]) == nil)
+        // A share can be refused by the board when it is charged beside the shares (a link's own charge).
+        let direct = try board.charge(900, for: "a thumbnail")
+        do {
+            _ = try shares[0].charge(200, for: "a slide")
+            Issue.record("the board had only 100 bytes free")
+        } catch {
+            #expect(error.limit == 1000 && error.available == 100)
+        }
+        _ = consume direct
+    }
+
     @Test func aFrameIsChargedBeforeItIsAllocated() throws {
         let budget = MemoryBudget(limit: 1 << 20)
         #expect(throws: MemoryBudget.Exceeded.self) {
