@@ -16,7 +16,12 @@ const state = {
   seenCategory: undefined,
   slideKey: null,
   libraryCategory: null,
+  // The categories the steered screen plays (the library's, or its output's), and the last status as it came.
+  playing: null,
+  lastAll: null,
   unauthorized: false,
+  // With several screens each playing its own show: the output this page steers (null: the first one's).
+  output: null,
 };
 
 class ApiError extends Error {
@@ -110,10 +115,17 @@ async function api(method, path, body) {
   return data;
 }
 
+// The output's query parameter, when the page steers one of several screens.
+function outputQuery(params = {}) {
+  if (state.output !== null) params.output = state.output;
+  return Object.keys(params).length > 0 ? query(params) : "";
+}
+
 // Resolves to whether the frame took the command.
 async function command(text) {
   try {
-    await api("POST", "/api/command", { command: text });
+    // `@NAME COMMAND` addresses one output's show, as `vitrine ctl --output NAME` does.
+    await api("POST", "/api/command", { command: state.output === null ? text : "@" + state.output + " " + text });
     poll();
     return true;
   } catch (error) {
@@ -192,7 +204,48 @@ function statusLine(status) {
   return parts.join(" · ");
 }
 
-function showStatus(status) {
+// The screens that each play a show of their own (a mirror's other screens show the first one's).
+function outputNames(status) {
+  const outputs = Array.isArray(status.outputs) ? status.outputs : [];
+  return outputs.filter((output) => output.mirrors === undefined).map((output) => output.name);
+}
+
+// Offers the screens to steer where there are several, and keeps the one chosen while it is there.
+function showOutputs(status) {
+  const names = outputNames(status);
+  const field = el("output-field");
+  field.hidden = names.length < 2;
+  if (names.length < 2) {
+    state.output = null;
+    return;
+  }
+  if (state.output === null || !names.includes(state.output)) state.output = names[0];
+  const select = el("output");
+  const shown = Array.from(select.options).map((option) => option.value);
+  if (!sameJSON(shown, names)) {
+    select.replaceChildren(
+      ...names.map((name) => {
+        const option = document.createElement("option");
+        option.value = name;
+        option.textContent = name;
+        return option;
+      }),
+    );
+  }
+  select.value = state.output;
+}
+
+// The chosen output's show, with what the player says for all of them (sources, presence).
+function chosenStatus(status) {
+  if (state.output === null) return status;
+  const entry = (status.outputs || []).find((output) => output.name === state.output);
+  return entry ? { ...status, ...entry } : status;
+}
+
+function showStatus(all) {
+  state.lastAll = all;
+  showOutputs(all);
+  const status = chosenStatus(all);
   state.status = status;
   const line = el("status");
   line.textContent = statusLine(status);
@@ -214,8 +267,9 @@ function showStatus(status) {
   showSlide(status);
   showSources(status.sources);
 
-  if (status.category !== state.seenCategory) {
-    state.seenCategory = status.category;
+  const seen = state.output + "\n" + status.category;
+  if (seen !== state.seenCategory) {
+    state.seenCategory = seen;
     refreshCategories();
   }
 }
@@ -244,7 +298,7 @@ function showSources(sources) {
 }
 
 function showSlide(status) {
-  const key = status.slide === null ? null : status.slide + "\n" + status.presented;
+  const key = status.slide === null ? null : state.output + "\n" + status.slide + "\n" + status.presented;
   if (key === state.slideKey) return;
   state.slideKey = key;
   const image = el("slide");
@@ -253,7 +307,7 @@ function showSlide(status) {
     return;
   }
   image.alt = status.slide;
-  image.src = "/api/slide.jpg?v=" + encodeURIComponent(status.presented);
+  image.src = "/api/slide.jpg" + outputQuery({ v: String(status.presented) });
 }
 
 function showSlidePlaceholder() {
@@ -282,22 +336,28 @@ function sameJSON(a, b) {
 
 async function refreshCategories({ photos = false } = {}) {
   let categories;
+  // The screen's show may play only some of the library's categories (its output's `categories`).
+  let playing;
   try {
     categories = (await api("GET", "/api/categories")).categories;
+    playing = state.output === null ? categories : (await api("GET", "/api/categories" + outputQuery())).categories;
   } catch (error) {
     sayError(error);
     return;
   }
-  const active = categories.find((category) => category.active);
+  const active = playing.find((category) => category.active);
   const activeName = active ? active.name : null;
 
   // Rebuilding a select the user has open closes it on a phone: only rebuild when what it shows changed.
-  const names = categories.map((category) => category.name);
-  if (!sameJSON(names, state.categories.map((category) => category.name))) {
-    fillSelect(el("category"), categories, activeName, (category) => categoryLabel(category.name));
+  const playingNames = playing.map((category) => category.name);
+  const select = el("category");
+  if (!sameJSON(playingNames, Array.from(select.options).map((option) => option.value))) {
+    fillSelect(select, playing, activeName, (category) => categoryLabel(category.name));
   } else {
-    el("category").selectedIndex = names.indexOf(activeName);
+    select.selectedIndex = playingNames.indexOf(activeName);
   }
+  state.playing = playing;
+  const names = categories.map((category) => category.name);
 
   let chosen = state.libraryCategory;
   if (chosen === null || !names.includes(chosen)) chosen = activeName ?? names[0] ?? null;
@@ -561,8 +621,14 @@ function wire() {
     // JSON-quoted: the name exactly as it is (a folder called "next", spaces at its ends, the library root's "").
     if (await command("category " + JSON.stringify(select.value))) return;
     // Refused: show the category that is really playing again.
-    const active = state.categories.findIndex((category) => category.active);
+    const active = (state.playing || state.categories).findIndex((category) => category.active);
     select.selectedIndex = active;
+  });
+
+  el("output").addEventListener("change", (event) => {
+    state.output = event.target.value;
+    if (state.status !== null) showStatus(state.lastAll || state.status);
+    poll();
   });
 
   el("library-category").addEventListener("change", (event) => {

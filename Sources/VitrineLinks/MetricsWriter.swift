@@ -42,6 +42,25 @@ public final class MetricsWriter {
         public var sources: [(name: String, inSync: Bool, lastSync: Double, bytes: Int64)] = []
         /// Clips' pictures by decoder ("h264 (software)", "h264_v4l2m2m (V4L2 hardware)"): shown, dropped, late.
         public var clipPictures: [String: (shown: Int, dropped: Int, late: Int)] = [:]
+        /// Each screen where there are several (`outputs`, `mirror`); empty with one.
+        public var outputs: [Output] = []
+
+        public struct Output {
+            public var name: String
+            public var slidesShown: Int
+            /// Whether its show's slide timer is held (a mirrored screen follows the first one's show: nil).
+            public var paused: Bool?
+            public var screenOn: Bool
+            public var connected: Bool
+
+            public init(name: String, slidesShown: Int, paused: Bool?, screenOn: Bool, connected: Bool) {
+                self.name = name
+                self.slidesShown = slidesShown
+                self.paused = paused
+                self.screenOn = screenOn
+                self.connected = connected
+            }
+        }
 
         public init() {}
 
@@ -175,6 +194,22 @@ public final class MetricsWriter {
             metric(
                 "vitrine_source_fetched_bytes_total", "counter", "Bytes the source's syncs fetched since start.",
                 figures.sources.map { (label($0.name), "\($0.bytes)") })
+        }
+        if !figures.outputs.isEmpty {
+            let label = { (name: String) in "{output=\"\(name.replacingQuotes)\"}" }
+            let outputs = figures.outputs
+            metric(
+                "vitrine_output_slides_shown_total", "counter", "Slides that reached each screen.",
+                outputs.map { (label($0.name), "\($0.slidesShown)") })
+            metric(
+                "vitrine_output_paused", "gauge", "1 while the screen's show holds its slide timer for any reason.",
+                outputs.compactMap { output in output.paused.map { (label(output.name), $0 ? "1" : "0") } })
+            metric(
+                "vitrine_output_screen_on", "gauge", "1 while the screen is on.",
+                outputs.map { (label($0.name), $0.screenOn ? "1" : "0") })
+            metric(
+                "vitrine_output_screen_connected", "gauge", "1 while the screen is connected.",
+                outputs.map { (label($0.name), $0.connected ? "1" : "0") })
         }
         metric(
             "vitrine_last_slide_timestamp_seconds", "gauge", "When the last slide reached the screen (Unix time).",

@@ -17,23 +17,27 @@ package final class WebRemote {
         case server, worker, timer
     }
 
-    /// The player's side, called on the loop thread.
+    /// The player's side, called on the loop thread. Where each screen has a show, `output` names one (nil: the
+    /// first screen's, with every output's under `outputs` in the status); an output that is not there is an
+    /// error naming those that are.
     package struct Owner {
-        /// The status object, as `vitrine ctl status` prints it.
-        var status: () -> String
+        /// The status object, as `vitrine ctl status` (or `ctl --output NAME status`) prints it.
+        var status: (_ output: String?) -> Result<String, OutputUnknown>
         /// Answers one command line as the control socket does ("ok" or "error: ...").
         var answer: (String) -> String
         /// The Prometheus metrics text.
         var metrics: () -> String
-        /// The category playing.
-        var activeCategory: () -> String?
+        /// The category playing, and the categories the show plays from where its output names some.
+        var activeCategory: (_ output: String?) -> Result<(active: String?, only: [String]?), OutputUnknown>
         /// The picture of the slide on screen as last made (nil before the first), and whether a newer one is
         /// being made.
-        var slidePicture: () -> (jpeg: [UInt8]?, coming: Bool)
+        var slidePicture: (_ output: String?) -> Result<(jpeg: [UInt8]?, coming: Bool), OutputUnknown>
 
         package init(
-            status: @escaping () -> String, answer: @escaping (String) -> String, metrics: @escaping () -> String,
-            activeCategory: @escaping () -> String?, slidePicture: @escaping () -> (jpeg: [UInt8]?, coming: Bool)
+            status: @escaping (String?) -> Result<String, OutputUnknown>, answer: @escaping (String) -> String,
+            metrics: @escaping () -> String,
+            activeCategory: @escaping (String?) -> Result<(active: String?, only: [String]?), OutputUnknown>,
+            slidePicture: @escaping (String?) -> Result<(jpeg: [UInt8]?, coming: Bool), OutputUnknown>
         ) {
             self.status = status
             self.answer = answer
@@ -70,16 +74,31 @@ package final class WebRemote {
     private var maxMegapixels: Double
     /// The player's budget: an upload's check decode is charged to it, so it never takes the show's memory.
     private let budget: MemoryBudget
+    /// An output the player does not have, with the names of those it has.
+    package struct OutputUnknown: Error, CustomStringConvertible {
+        package var name: String
+        package var have: [String]
+
+        package init(name: String, have: [String]) {
+            self.name = name
+            self.have = have
+        }
+
+        package var description: String {
+            "no output named \(JSONText.quote(name)) (have: \(have.map(JSONText.quote).joined(separator: ", ")))"
+        }
+    }
+
     package var owner = Owner(
-        status: { "{}" }, answer: { _ in "error: not ready" }, metrics: { "" }, activeCategory: { nil },
-        slidePicture: { (nil, false) })
+        status: { _ in .success("{}") }, answer: { _ in "error: not ready" }, metrics: { "" },
+        activeCategory: { _ in .success((nil, nil)) }, slidePicture: { _ in .success((nil, false)) })
     private var sources: LoopSources?
     /// Apart from the others: the writer thread closes it when it is done, which may be after `stop()`.
     private var writerSource: EventLoop.Source?
     /// Uploads streaming now, by request.
     private var uploads: [WebServer.Pending: UploadSaver.Started] = [:]
     /// Pages asking for the slide while its picture is being made.
-    private var slideWaiting: [WebServer.Pending] = []
+    private var slideWaiting: [(pending: WebServer.Pending, output: String?)] = []
     /// Makes the screen's rendition of each photo uploaded (nil without a rendition cache).
     package var renditions: RenditionMaker?
     /// Called after a photo was added, hidden, shown or trashed: the library changed.
@@ -216,9 +235,12 @@ package final class WebRemote {
     package func slidePictureMade() {
         let waiting = slideWaiting
         slideWaiting = []
-        let jpeg = owner.slidePicture().jpeg
-        for pending in waiting {
-            server.answer(pending, jpeg.map { LibraryThumbnails.response($0) } ?? .error(404, "no slide"))
+        for (pending, output) in waiting {
+            guard case .success(let picture) = owner.slidePicture(output), !picture.coming else {
+                slideWaiting.append((pending, output))
+                continue
+            }
+            server.answer(pending, picture.jpeg.map { LibraryThumbnails.response($0) } ?? .error(404, "no slide"))
         }
         server.run()
         rearm()
@@ -420,7 +442,12 @@ package final class WebRemote {
         }
         switch request.path {
         case "/api/status":
-            return only("GET") { .now(.json(200, owner.status())) }
+            return only("GET") {
+                switch owner.status(query["output"]) {
+                case .success(let status): return .now(.json(200, status))
+                case .failure(let unknown): return .now(.error(404, "\(unknown)"))
+                }
+            }
         case "/metrics":
             return only("GET") {
                 .now(
@@ -430,9 +457,9 @@ package final class WebRemote {
         case "/api/command":
             return only("POST") { command(request) }
         case "/api/slide.jpg":
-            return only("GET") { slide(request) }
+            return only("GET") { slide(request, output: query["output"]) }
         case "/api/categories":
-            return only("GET") { categories(request) }
+            return only("GET") { categories(request, output: query["output"]) }
         case "/api/photos":
             return only("GET,POST,DELETE") { photos(request, method: method, query: query) }
         case "/api/photos/hide", "/api/photos/show":
@@ -502,10 +529,14 @@ package final class WebRemote {
         return .now(.json(200, "{\"answer\":\(JSONText.quote(answer))}"))
     }
 
-    private func slide(_ request: WebServer.Request) -> WebServer.Reply {
-        let picture = owner.slidePicture()
+    private func slide(_ request: WebServer.Request, output: String?) -> WebServer.Reply {
+        let picture: (jpeg: [UInt8]?, coming: Bool)
+        switch owner.slidePicture(output) {
+        case .success(let made): picture = made
+        case .failure(let unknown): return .now(.error(404, "\(unknown)"))
+        }
         if picture.coming {
-            slideWaiting.append(request.pending)
+            slideWaiting.append((request.pending, output))
             return .later
         }
         return .now(picture.jpeg.map { LibraryThumbnails.response($0) } ?? .error(404, "nothing is on screen yet"))
@@ -528,9 +559,14 @@ package final class WebRemote {
         return .later
     }
 
-    private func categories(_ request: WebServer.Request) -> WebServer.Reply {
+    private func categories(_ request: WebServer.Request, output: String?) -> WebServer.Reply {
         let shelf = self.shelf
-        let active = owner.activeCategory()
+        let active: String?
+        let only: [String]?
+        switch owner.activeCategory(output) {
+        case .success(let categories): (active, only) = categories
+        case .failure(let unknown): return .now(.error(404, "\(unknown)"))
+        }
         return later(request) {
             let categories: [LibraryCategory]
             do {
@@ -538,8 +574,8 @@ package final class WebRemote {
             } catch {
                 return .error(500, "cannot read the library: \(error)")
             }
-            var listed = categories
-            if !listed.contains(where: \.isRoot) {
+            var listed = categories.filter { only?.contains($0.name) ?? true }
+            if only == nil, !listed.contains(where: \.isRoot) {
                 listed.insert(LibraryCategory(name: "", path: shelf.library.root), at: 0)
             }
             let items = listed.compactMap { category -> String? in

@@ -16,6 +16,8 @@ final class MirrorScreen {
     let overlay: TextOverlay
     /// The screen was unplugged; it waits, and the show goes on while another screen is there.
     var unplugged = false
+    /// Slides that reached it (the metrics).
+    private(set) var slidesShown = 0
     /// The picture on it, painted again when the display has lost it (a modeset).
     private(set) var last: (frame: Frame, record: PresentRecord)?
     private var bannerFontAsked = false
@@ -68,6 +70,7 @@ final class MirrorScreen {
                 case .completed(.blend, _, let at):
                     display.feedFade(now: min(at, MonotonicClock.seconds()), hurry: false)
                 case .completed(let content, _, _):
+                    if case .frame = content.shown { slidesShown += 1 }
                     if content.shown.isPicture { house.pictureShown(on: house.show) }
                 case .redraw:
                     if let last, last.frame.size == display.size {

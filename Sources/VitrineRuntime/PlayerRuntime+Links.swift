@@ -91,13 +91,23 @@ extension PlayerRuntime {
             return
         }
         remote.owner = WebRemote.Owner(
-            status: { [unowned self] in self.statusLine(now: MonotonicClock.seconds()) },
+            status: { [unowned self] output in
+                addressedShow(output).map { show in
+                    self.statusLine(of: output == nil ? nil : show, now: MonotonicClock.seconds())
+                }
+            },
             answer: { [unowned self] line in
                 self.answer(line, authority: self.web?.settings.commands ?? .none, setting: "web.commands")
             },
             metrics: { [unowned self] in MetricsWriter.render(self.currentFigures()) },
-            activeCategory: { [unowned self] in self.show.player.active },
-            slidePicture: { [unowned self] in (self.slidePictures.latest, self.slidePictures.coming) })
+            activeCategory: { [unowned self] output in
+                addressedShow(output).map { show in
+                    (show.player.active, output == nil ? nil : show.player.categories)
+                }
+            },
+            slidePicture: { [unowned self] output in
+                addressedShow(output).map { show in slidePicture(of: show) }
+            })
         remote.renditions = show.follower.renditionMaker
         remote.libraryChanged = { [unowned self] placed in
             let show = self.show
@@ -112,6 +122,23 @@ extension PlayerRuntime {
         }
         web = remote
         if !slidePictures.coming, slidePictures.latest == nil { submitSlidePicture() }
+        for show in shows.dropFirst() where show.pictures?.latest == nil { show.makePicture() }
+    }
+
+    /// The show an output's name addresses (nil: the first screen's); a mirror's other screens play the first's.
+    func addressedShow(_ output: String?) -> Result<Show, WebRemote.OutputUnknown> {
+        guard let output else { return .success(show) }
+        if let named = shows.first(where: { $0.name == output }) { return .success(named) }
+        if show.mirrors?.screens.contains(where: { $0.name == output }) == true { return .success(show) }
+        let have = shows.map(\.name) + (show.mirrors?.screens.map(\.name) ?? [])
+        return .failure(WebRemote.OutputUnknown(name: output, have: have))
+    }
+
+    /// The picture of a show's slide for the web remote: the first screen's is made at every slide (MQTT's image
+    /// topic shares it); another show's at each of its slides while the web remote is on (`Show.makePicture`).
+    func slidePicture(of show: Show) -> (jpeg: [UInt8]?, coming: Bool) {
+        if show === self.show { return (slidePictures.latest, slidePictures.coming) }
+        return (show.pictures?.latest, show.pictures?.coming ?? false)
     }
 
     /// Whether anything shows the slide's picture elsewhere.
@@ -147,20 +174,22 @@ extension PlayerRuntime {
     }
 
     /// What the bus means for the show: the TV off or showing another device holds it, its remote's keys act
-    /// as the keyboard's (through the same key map), and count as someone in the room.
+    /// as the keyboard's (through the same key map), and count as someone in the room. The adapter is the first
+    /// screen's port's (`startCEC`): where each screen has a show, only that screen's show follows its TV.
     func applyCEC(_ outcomes: [CECLink.Outcome]?, now: Double) {
+        let targets = hasOutputShows ? [show] : shows
         for outcome in outcomes ?? [] {
             switch outcome {
             case .hold(let reason):
-                send(.hold(reason, now: now))
+                for show in targets { show.send(.hold(reason, now: now)) }
             case .release(let reason):
-                send(.release(reason, now: now))
+                for show in targets { show.send(.release(reason, now: now)) }
             case .key(let name):
                 guard let action = configuration.settings.keys.action(forKey: name) else {
                     log("CEC: remote key \(name) is not bound to anything (keys in vitrine.json)")
                     continue
                 }
-                send(.user(action, now: now))
+                for show in targets { show.send(.user(action, now: now)) }
                 sendAll(presenceAndButtons?.activity(now: now, wakes: action != .screen))
             }
         }

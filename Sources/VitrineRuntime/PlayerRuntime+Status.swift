@@ -45,6 +45,20 @@ extension PlayerRuntime {
         }
         // The clip in play counts too; finished clips are in `figures` already (`stopClip`).
         var current = figures
+        let mirrored = show.mirrors?.screens ?? []
+        if shows.count > 1 || !mirrored.isEmpty {
+            current.outputs = shows.map { show in
+                MetricsWriter.Figures.Output(
+                    name: show.name, slidesShown: show.presentedCount,
+                    paused: !show.player.timer.reasons.subtracting([.loading, .playing]).isEmpty,
+                    screenOn: show.display.isPoweredOn && show.player.screen.isOn, connected: !show.unplugged)
+            }
+            current.outputs += mirrored.map { screen in
+                MetricsWriter.Figures.Output(
+                    name: screen.name, slidesShown: screen.slidesShown, paused: nil,
+                    screenOn: screen.display.isPoweredOn && show.player.screen.isOn, connected: !screen.unplugged)
+            }
+        }
         if let playback = show.clipPlayback, let decoder = playback.decoder {
             let live = playback.figures
             current.recordClip(decoder: decoder, shown: live.presented, dropped: live.dropped, late: live.late)

@@ -68,6 +68,9 @@ final class Show {
     var presentedCount = 0
     /// The slide on screen, the playlist's size and the slide's number in it, as last told to the broker.
     var mqttPosition: (slide: SlideID?, count: Int, position: Int?)?
+    /// The picture of this show's slide for the web remote, once a page asked for it; the first screen's show uses
+    /// the runtime's, which MQTT shares.
+    var pictures: SlidePictures?
     /// The other screens of a mirror, which show this show's slides; nil unless `mirror` found several screens.
     var mirrors: Mirrors?
     /// The clip on screen as it plays; nil while a photo is shown.
@@ -260,6 +263,7 @@ final class Show {
         position?.saveAndWait()
         display.close()
         mirrors?.close()
+        pictures?.stop()
         stopClip()
         worker.stop()
         follower.stop()
@@ -355,7 +359,10 @@ final class Show {
             display.setPower(on)
             mirrors?.setPower(on)
             let now = MonotonicClock.seconds()
-            house.applyCEC(house.cec?.screen(on: on, now: now), now: now)
+            // The TV on the CEC adapter's port follows the show on that port (the first screen's).
+            if self === house.show {
+                house.applyCEC(house.cec?.screen(on: on, now: now), now: now)
+            }
         case .log(let line):
             log(line)
         case .warn(let line):
@@ -377,8 +384,13 @@ final class Show {
     func present(_ frame: Frame, _ record: PresentRecord, id: SlideID) {
         display.present(frame, record, now: MonotonicClock.seconds())
         mirrors?.showPresents(frame, record, id: id)
-        // The links' picture is the first screen's (MQTT's image topic, the web remote's page).
-        if self === house.show, !house.submitSlidePicture() { house.slidePictures.forget() }
+        // The links' picture is the first screen's (MQTT's image topic, the web remote's page); another show's is
+        // made while the web remote is there to show it.
+        if self === house.show {
+            if !house.submitSlidePicture() { house.slidePictures.forget() }
+        } else {
+            makePicture()
+        }
     }
 
     private func deliver(_ outcome: DecodeWorker.Outcome, now: Double) {
@@ -393,6 +405,20 @@ final class Show {
             send(.decodeFailed(outcome.request, message: "\(error)", now: now))
             follower.healIfRefusedForMemory(error, slide: outcome.request.slide)
         }
+    }
+
+    /// The picture of this show's slide for the web remote (another screen's than the first, whose picture MQTT
+    /// shares), made while the web remote is on.
+    func makePicture() {
+        guard house.web != nil else {
+            pictures?.forget()
+            return
+        }
+        if pictures == nil {
+            pictures = SlidePictures(loop: house.loop, log: log) { [unowned self] _, _ in house.web?.slidePictureMade()
+            }
+        }
+        if pictures?.make(from: display.screen.slideFrame) != true { pictures?.forget() }
     }
 
     /// Puts the text that should be over the picture there, or takes it away; waits while a flip is in flight, a

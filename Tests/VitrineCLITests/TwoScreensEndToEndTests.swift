@@ -30,7 +30,7 @@ import VitrineTestSupport
             text: """
                 {"library": "library", "deviceTable": "\(repositoryRoot)/Config/devices.json", "interval": 600,
                  "transition": "none", "display": {"backend": "headless", "headlessSize": "160x96"},
-                 "controlSocket": "control.sock",
+                 "controlSocket": "control.sock", "metricsFile": "metrics.prom", "metricsInterval": 1,
                  "outputs": [
                    {"name": "menu", "connector": "HDMI-A-1", "categories": ["Menu"], "mode": "160x96"},
                    {"name": "offers", "connector": "HDMI-A-2", "categories": "Offers", "mode": "128x128"\(offers)}
@@ -91,6 +91,15 @@ import VitrineTestSupport
                     presented(on: "menu").count == 3 && presented(on: "offers").count == 2
                 }))
         #expect(presented(on: "offers").last?["slide"] == "2")
+        // The metrics count each screen's slides.
+        #expect(
+            tests.eventually(
+                "each screen's slides in the metrics",
+                {
+                    let text = (try? FileBytes.readText("\(folder.path)/metrics.prom")) ?? ""
+                    return text.contains("vitrine_output_slides_shown_total{output=\"menu\"} 3\n")
+                        && text.contains("vitrine_output_slides_shown_total{output=\"offers\"} 2\n")
+                }))
 
         // A category only one screen has goes to that one; one that no screen has, and an unknown output, are
         // refused with what there is.

@@ -15,6 +15,11 @@ struct MetricsWriterTests {
         figures.mqttReconnects = 3
         figures.cecTV = "standby"
         figures.sources = [("family", true, 1_700_000_000, 11_100_000), ("nas \"x\"", false, 0, 0)]
+        figures.outputs = [
+            .init(name: "menu", slidesShown: 7, paused: false, screenOn: true, connected: true),
+            .init(name: "offers", slidesShown: 3, paused: true, screenOn: true, connected: false),
+            .init(name: "till", slidesShown: 7, paused: nil, screenOn: false, connected: true),
+        ]
         let text = MetricsWriter.render(figures)
         let samples = text.split(separator: "\n").filter { !$0.hasPrefix("#") }
         func value(_ name: String) -> String? {
@@ -43,6 +48,14 @@ struct MetricsWriterTests {
         #expect(value("vitrine_source_last_sync_timestamp_seconds{source=\"family\"}") == "1700000000.000")
         #expect(value("vitrine_source_fetched_bytes_total{source=\"family\"}") == "11100000")
         #expect(!MetricsWriter.render(MetricsWriter.Figures()).contains("vitrine_source"), "no sources, no metrics")
+        // Each screen where there are several; a mirrored screen has no show of its own to be paused.
+        #expect(value("vitrine_output_slides_shown_total{output=\"offers\"}") == "3")
+        #expect(value("vitrine_output_paused{output=\"offers\"}") == "1")
+        #expect(value("vitrine_output_paused{output=\"menu\"}") == "0")
+        #expect(value("vitrine_output_paused{output=\"till\"}") == nil)
+        #expect(value("vitrine_output_screen_on{output=\"till\"}") == "0")
+        #expect(value("vitrine_output_screen_connected{output=\"offers\"}") == "0")
+        #expect(!MetricsWriter.render(MetricsWriter.Figures()).contains("vitrine_output"), "one screen, no outputs")
         // Every sample belongs to a metric declared with HELP and TYPE just before it.
         var declared: Set<String> = []
         for line in text.split(separator: "\n") {

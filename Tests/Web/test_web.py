@@ -14,6 +14,8 @@ D. where the parts meet: ten uploads into the category on screen, each counted a
    clip uploaded there counted and played to its end (the show moving on by itself), and photos arriving there by `ln` then `rm` of the source, `cp -l`, `mv` and rsync; a 100-line write to the control
    socket gets 100 answers and 16 idle clients do not keep `vitrine ctl` out; `category` of a name that does not
    exist is an error, and folders called `next` or with spaces at their ends can be chosen;
+E. two screens (`outputs`): the page offers them; the one chosen is the one its status line, category list,
+   slide, Next and Pause are about; `/api/status` and `/api/slide.jpg` take `?output=NAME`;
 C. schemathesis (from PyPI, in a venv under .build) against web/openapi.json: the server never answers 5xx and
    keeps to its description.
 
@@ -140,8 +142,10 @@ class Player:
     """`vitrine play` on a headless panel with the web remote on a free loopback port; its state folder (the
     token) and snapshots in the work folder."""
 
-    def __init__(self, work, name, library, interval, stats=False, web=None, extra=None):
+    def __init__(self, work, name, library, interval, stats=False, web=None, extra=None, screen=None):
         self.work = work
+        # With `outputs`: the output whose presented frames `presented` and `color` read (frames/NAME/).
+        self.screen = screen
         self.name = name
         self.library = library
         self.state = f"{work}/{name}-state"
@@ -221,22 +225,26 @@ class Player:
         """The control socket: the player's state without the web remote in between."""
         return ctl(self.socket, command)
 
-    def presented(self):
+    def frames_of(self, screen=None):
+        screen = screen or self.screen
+        return f"{self.frames}/{screen}" if screen else self.frames
+
+    def presented(self, screen=None):
         try:
-            with open(f"{self.frames}/presented.jsonl") as f:
+            with open(f"{self.frames_of(screen)}/presented.jsonl") as f:
                 return [json.loads(line) for line in f if line.strip() and line.endswith("\n")]
         except (FileNotFoundError, ValueError):
             return []
 
-    def color(self, index):
+    def color(self, index, screen=None):
         """The colour name of presented frame `index` (1-based), from its snapshot's centre pixel."""
-        with Image.open(f"{self.frames}/{index:06d}.ppm") as image:
+        with Image.open(f"{self.frames_of(screen)}/{index:06d}.ppm") as image:
             pixel = image.convert("RGB").getpixel((PANEL[0] // 2, PANEL[1] // 2))
         return nearest(pixel)
 
-    def latest_color(self):
-        count = len(self.presented())
-        return self.color(count) if count else None
+    def latest_color(self, screen=None):
+        count = len(self.presented(screen))
+        return self.color(count, screen) if count else None
 
     def colors_since(self, start):
         """The colours of the frames presented after the first `start`."""
@@ -516,6 +524,82 @@ def phone(work):
         expected = [e.get("message", "")[:90] for e in console if e.get("level") == "SEVERE" and e not in errors]
         record(not errors, f"no JavaScript error in the console ({len(console)} entries; expected 4xx: {expected}): "
                            f"{[e.get('message') for e in errors][:5]}")
+    finally:
+        if driver:
+            try:
+                driver.quit()
+            except Exception:
+                pass
+        if service:
+            try:
+                service.stop()
+            except Exception:
+                pass
+        player.stop()
+
+
+def screens(work):
+    """E. two screens (`outputs`), each its own show: the page offers them, and steers and shows the one chosen"""
+    tools = browser_prerequisites()
+    if not tools:
+        return
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+    library = make_library(f"{work}/screens-lib", {"Menu": ["red", "green"], "Offers": ["blue", "yellow"]})
+    player = Player(work, "screens", library, 3600, screen="menu", extra={"outputs": [
+        {"name": "menu", "connector": "HDMI-A-1", "categories": ["Menu"]},
+        {"name": "offers", "connector": "HDMI-A-2", "categories": ["Offers"]}]})
+    driver = service = None
+    try:
+        until(lambda: player.presented("offers"), 10)
+        status, offers = player.api("GET", "/api/status?output=offers")
+        unknown, refusal = player.api("GET", "/api/status?output=lobby")
+        record(status == 200 and offers.get("category") == "Offers" and offers.get("output") == "offers"
+               and unknown == 404 and "no output named \"lobby\"" in str(refusal),
+               f"/api/status?output=offers is the offers show ({offers.get('category')}); an unknown output is "
+               f"{unknown}: {refusal}")
+        status, _, data = player.request("GET", "/api/slide.jpg?output=offers")
+        if status == 200 and jpeg_color(data) != player.latest_color("offers"):
+            status, _, data = player.request("GET", "/api/slide.jpg?output=offers")
+        record(status == 200 and jpeg_color(data) == player.latest_color("offers"),
+               f"/api/slide.jpg?output=offers is the offers panel's slide ({jpeg_color(data)}, panel "
+               f"{player.latest_color('offers')})")
+
+        driver, service = start_browser(*tools, f"{work}/chromedriver-screens.log")
+        text = lambda ident: driver.find_element(By.ID, ident).text  # noqa: E731
+        driver.get(f"{player.base}/?token={player.token}")
+        offered = until(lambda: driver.find_element(By.ID, "output-field").is_displayed()
+                        and [o.get_attribute("value") for o in Select(driver.find_element(By.ID, "output")).options]
+                        == ["menu", "offers"], 10)
+        record(offered and until(lambda: text("status").startswith("Menu"), 5),
+               f"the page offers the two screens and shows the first one's show: {text('status')!r}")
+        choose(driver, "output", "offers")
+        chosen = until(lambda: text("status").startswith("Offers"), 5)
+        options = until(lambda: [o.get_attribute("value") for o in
+                                 Select(driver.find_element(By.ID, "category")).options] == ["Offers"], 5)
+
+        def page_color():
+            pixel = driver.execute_script(PAGE_SLIDE)
+            return nearest(pixel) if pixel else None
+        shown = until(lambda: page_color() == player.latest_color("offers"), 10)
+        record(chosen and options and shown,
+               f"offers chosen: the status line ({text('status')!r}), the category list (only Offers) and the slide "
+               f"({page_color()}) are the offers screen's")
+        menu_count, offers_count = len(player.presented("menu")), len(player.presented("offers"))
+        tap(driver, driver.find_element(By.ID, "next"))
+        moved = until(lambda: len(player.presented("offers")) > offers_count, 5)
+        record(moved and len(player.presented("menu")) == menu_count
+               and until(lambda: page_color() == player.latest_color("offers"), 5),
+               f"#next moves the offers screen alone (offers {offers_count} -> {len(player.presented('offers'))} "
+               f"frames, menu {menu_count} -> {len(player.presented('menu'))}); the page shows its new slide")
+        tap(driver, driver.find_element(By.ID, "pause"))
+        paused = until(lambda: "user" in json.loads(player.ctl("@offers status")).get("paused", []), 5)
+        menu = json.loads(player.ctl("@menu status")).get("paused")
+        record(paused and "user" not in menu and until(lambda: text("pause") == "Resume", 5),
+               f"#pause pauses the offers show alone (menu paused: {menu}); the button says {text('pause')!r}")
+        console = driver.get_log("browser")
+        errors = javascript_errors(console)
+        record(not errors, f"no JavaScript error in the console: {[e.get('message') for e in errors][:5]}")
     finally:
         if driver:
             try:
@@ -1241,7 +1325,7 @@ def main():
     global VITRINE
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--vitrine", default=f"{REPO}/.build/release/vitrine")
-    parser.add_argument("--only", help="comma-separated parts to run: phone, security, meet, flood, schema")
+    parser.add_argument("--only", help="comma-separated parts to run: phone, screens, security, meet, flood, schema")
     args = parser.parse_args()
     VITRINE = os.path.abspath(args.vitrine)
     if Image is None:
@@ -1253,7 +1337,7 @@ def main():
     work = tempfile.mkdtemp(prefix="vitrine-web-")
     started = time.monotonic()
     try:
-        for part in (phone, security, meet, flood, schema):
+        for part in (phone, screens, security, meet, flood, schema):
             if not args.only or part.__name__ in args.only.split(","):
                 section(part, work)
     finally:
