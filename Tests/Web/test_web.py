@@ -316,6 +316,16 @@ def start_browser(chromium, chromedriver, log):
     return driver, service
 
 
+def close_browser(driver, service):
+    """Quits the browser and its driver, whatever state they are in."""
+    for close in (driver and driver.quit, service and service.stop):
+        if close:
+            try:
+                close()
+            except Exception:
+                pass
+
+
 def tap(driver, element):
     """A click where a thumb would land: the element scrolled to the middle first, out from under the page's
     sticky header (Selenium scrolls it only just into view, where the header covers it)."""
@@ -525,16 +535,7 @@ def phone(work):
         record(not errors, f"no JavaScript error in the console ({len(console)} entries; expected 4xx: {expected}): "
                            f"{[e.get('message') for e in errors][:5]}")
     finally:
-        if driver:
-            try:
-                driver.quit()
-            except Exception:
-                pass
-        if service:
-            try:
-                service.stop()
-            except Exception:
-                pass
+        close_browser(driver, service)
         player.stop()
 
 
@@ -601,16 +602,7 @@ def screens(work):
         errors = javascript_errors(console)
         record(not errors, f"no JavaScript error in the console: {[e.get('message') for e in errors][:5]}")
     finally:
-        if driver:
-            try:
-                driver.quit()
-            except Exception:
-                pass
-        if service:
-            try:
-                service.stop()
-            except Exception:
-                pass
+        close_browser(driver, service)
         player.stop()
 
 
