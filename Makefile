@@ -21,6 +21,8 @@ CHECK_PACKAGES := python3-pil python3-pip gpiod v4l-utils
 BENCH_PACKAGES := libjpeg-turbo-progs libvips-tools python3-pil time rsync
 # The deployment checks: shellcheck, systemd-analyze (systemd), useradd --prefix (passwd), python3 for JSON.
 DEPLOY_CHECK_PACKAGES := shellcheck systemd passwd python3
+# `make deb`: the package and its lint.
+DEB_PACKAGES := dpkg-dev fakeroot lintian binutils xz-utils
 # The place-name check writes GPS positions into copies of photos with exiftool.
 PLACES_PACKAGES := libimage-exiftool-perl python3-pil python3-pip
 # The MQTT tests: Debian's broker, paho as Home Assistant and fleet operator, openssl for the test CA, Pillow.
@@ -40,11 +42,11 @@ FUZZ_RUNS ?= 1000000
 FUZZ_SECONDS ?= 600
 FUZZ_TARGETS := jpeg png webp vp8l heif settings devices control sync
 
-.PHONY: builtin-devices places all deps check-deps bench-deps deploy-check-deps build release run test unit-tests lint format shellcheck \
+.PHONY: builtin-devices places all deps check-deps bench-deps deploy-check-deps deb-deps deb build release run test unit-tests lint format shellcheck \
 	check-photos check-places check-renditions vm-test deploy-test bench symbol-order clean fault-deps faults test-asan \
 	test-tsan fuzz fuzz-brief soak vm-lowram vm-pacing vm-planes vm-screens mqtt-deps mqtt-test web-deps web-test sync-deps sync-test selection-test \
 	video-test \
-	vm-guard vm-display vm-input vm-gpio vm-cec vm-suspend vm-power vm-service vm-paired
+	vm-guard vm-display vm-input vm-gpio vm-cec vm-suspend vm-power vm-service vm-paired vm-powercut
 
 all: build
 
@@ -73,6 +75,14 @@ bench-deps:
 
 deploy-check-deps:
 	$(call apt_install,$(DEPLOY_CHECK_PACKAGES))
+
+deb-deps:
+	$(call apt_install,$(DEB_PACKAGES))
+
+# vitrine_VERSION_ARCH.deb in .build/deb from the release binary, checked by lintian (errors fail).
+deb: release deb-deps
+	deb=$$(deploy/make-deb.sh --binary .build/release/vitrine --out .build/deb) && \
+	lintian --fail-on error "$$deb" && echo "$$deb: lintian finds no error"
 
 fault-deps:
 	$(call apt_install,$(FAULT_PACKAGES))
@@ -159,8 +169,8 @@ check-photos: release check-deps
 VM_STAGES := vm-guard vm-display vm-power vm-pacing vm-planes vm-screens vm-paired
 vm-test: $(VM_STAGES)
 
-vm-paired: release check-deps mqtt-deps
-	Tests/Tools/beside.sh "$(MAKE)" vm-service vm-input vm-gpio vm-cec vm-suspend
+vm-paired: release check-deps mqtt-deps deb-deps sync-deps
+	Tests/Tools/beside.sh "$(MAKE)" vm-service vm-input vm-gpio vm-cec vm-suspend vm-powercut
 
 # A skip is not a pass: with QEMU unavailable under CI=true a VM test must fail.
 vm-guard: release
@@ -172,8 +182,13 @@ vm-guard: release
 vm-display vm-input vm-gpio vm-cec vm-suspend vm-power: release check-deps mqtt-deps
 	/usr/bin/python3 Tests/VM/test_$(@:vm-%=%).py --vitrine .build/release/vitrine
 
-vm-service: release check-deps
+vm-service: release check-deps deb-deps
 	/usr/bin/python3 Tests/Deploy/test_service_vm.py --vitrine .build/release/vitrine
+
+# 50 power cuts: the frame's disk behind QEMU's write log while it plays, takes uploads, syncs and makes renditions,
+# then replayed to 50 moments and each checked (Tests/Deploy/test_powercut.py).
+vm-powercut: release check-deps sync-deps
+	/usr/bin/python3 Tests/Deploy/test_powercut.py --vitrine .build/release/vitrine
 
 # {place} captions on 20 photos with GPS positions: the six of the shared sets that have one and 14 copies given known
 # places' positions by exiftool, rendered with data/places.vgeo and checked against a table, against a nearest-place
@@ -239,7 +254,7 @@ video-test: release
 # Every check, one stage after another, with a table of each stage's time at the end (Tests/Tools/stages.sh).
 # The unit tests run once, under AddressSanitizer (a plain run first would find nothing ASan's does not);
 # .ci/run adds ThreadSanitizer.
-TEST_STAGES := lint shellcheck deploy-test test-asan fuzz-brief check-photos check-places check-renditions faults \
+TEST_STAGES := lint shellcheck deploy-test deb test-asan fuzz-brief check-photos check-places check-renditions faults \
 	mqtt-test sync-test selection-test video-test web-test $(VM_STAGES)
 test:
 	@Tests/Tools/stages.sh "$(MAKE)" $(TEST_STAGES)
@@ -311,6 +326,7 @@ bench: release bench-deps check-deps
 	/usr/bin/python3 Tests/Benchmarks/phones.py --vitrine .build/release/vitrine $(lastword $(BASELINE_PHOTOS))
 	/usr/bin/python3 Tests/Benchmarks/overlay.py --vitrine .build/release/vitrine $(BASELINE_PHOTOS)
 	/usr/bin/python3 Tests/Benchmarks/footprint.py --vitrine .build/release/vitrine $(FOOTPRINT_PHOTOS)
+	/usr/bin/python3 Tests/Benchmarks/writes.py --vitrine .build/release/vitrine
 	/usr/bin/python3 Tests/Benchmarks/places.py --vitrine .build/release/vitrine
 	/usr/bin/python3 Tests/Benchmarks/video.py --vitrine .build/release/vitrine
 

@@ -156,7 +156,7 @@ let package = Package(
             name: "VitrineCLI",
             dependencies: [
                 "VitrineCore", "VitrinePlatform", "VitrineImage", "VitrineDisplay", "VitrineLibrary", "VitrineLinks",
-                "VitrineRuntime", "VitrineSync", "CLinux",
+                "VitrineRuntime", "VitrineSync", "VitrineInput", "CLinux",
             ],
             swiftSettings: strict
         ),

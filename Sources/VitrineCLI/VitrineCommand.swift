@@ -20,6 +20,7 @@ public enum VitrineCommand {
         ("renditions", "write the renditions the device profiles pick, beside each photo"),
         ("check-config", "validate config and device-table files and explain them"),
         ("sync", "mirror the config's sources (WebDAV folders, SMB shares) into the library once"),
+        ("doctor", "check the installation and say what is wrong, with the command that fixes it"),
     ]
 
     static var usage: String {
@@ -65,6 +66,8 @@ public enum VitrineCommand {
                 return try CheckConfigCommand(console: console).run(rest)
             case "sync":
                 return try SyncCommand(console: console).run(rest)
+            case "doctor":
+                return try DoctorCommand(console: console).run(rest)
             default:
                 throw UsageError(command: "", message: "unknown subcommand '\(first)'")
             }

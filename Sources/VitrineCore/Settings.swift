@@ -65,7 +65,7 @@ public struct Settings: Sendable, Equatable {
     public var positionFile: String?
     /// Seconds between saves of the position while the show goes on (an SD card wears with every write); it is
     /// always saved at exit.
-    public var positionSaveInterval: Double = 60
+    public var positionSaveInterval: Double = 1800
     /// Seconds between reads of a library on a network or FUSE filesystem, which sends no inotify events for
     /// changes made elsewhere.
     public var rescanInterval: Double = 300

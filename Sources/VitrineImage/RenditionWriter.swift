@@ -43,6 +43,8 @@ public final class RenditionWriter {
         guard fsync(file.number) == 0 else { throw failure("write \(temporary)", errno) }
         file.close()
         guard rename(temporary, destination) == 0 else { throw failure("rename \(temporary) to \(destination)", errno) }
+        // The name too survives a power cut; a folder that cannot be synced still has a whole file under it.
+        _ = FileBytes.syncFolder(of: destination)
     }
 
     public func write(

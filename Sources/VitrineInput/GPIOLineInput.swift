@@ -75,6 +75,34 @@ public final class GPIOLineInput {
         descriptor = events
     }
 
+    /// Where `line` is (`gpiochip0 line 17`), without requesting it: for `vitrine doctor`.
+    public static func locate(_ line: GPIOLine) -> Result<String, GPIOError> {
+        let name = line.description
+        let chip: OpaquePointer
+        let found: OpaquePointer?
+        if let chipName = line.chip {
+            guard let opened = gpiod_chip_open_lookup(chipName) else {
+                return .failure(
+                    GPIOError(line: name, operation: "open chip \(chipName)", errno: errno == 0 ? ENOENT : errno))
+            }
+            chip = opened
+            found =
+                line.name.map { gpiod_chip_find_line(chip, $0) } ?? gpiod_chip_get_line(chip, UInt32(line.offset ?? 0))
+        } else {
+            found = gpiod_line_find(line.name ?? "")
+            guard let found, let owner = gpiod_line_get_chip(found) else {
+                return .failure(
+                    GPIOError(line: name, operation: "find the line on any chip", errno: errno == 0 ? ENOENT : errno))
+            }
+            chip = owner
+        }
+        defer { gpiod_chip_close(chip) }
+        guard let found else {
+            return .failure(GPIOError(line: name, operation: "find the line", errno: errno == 0 ? ENOENT : errno))
+        }
+        return .success("\(String(cString: gpiod_chip_name(chip))) line \(gpiod_line_offset(found))")
+    }
+
     deinit { close() }
 
     /// Releases the line and closes the chip; the descriptor is invalid afterwards. Safe to call twice.

@@ -16,7 +16,9 @@ import VitrinePlatform
 /// under the service manager (which gives up after five).
 ///
 /// The markers are written without fsync: the page cache outlives the process, and only a crash of the process
-/// needs catching (a power cut is not the photo's fault).
+/// needs catching (a power cut is not the photo's fault). Under the service they are in the runtime folder
+/// (`/run/vitrine`, in memory, kept across the service's restarts), so a slide's decode writes nothing to the SD
+/// card; only the counts of a crash found go to the state folder.
 package final class CrashGuard: @unchecked Sendable {
     // @unchecked: a marker is written under `reading`'s lock; the rest never changes after init.
     static let limit = 2
@@ -56,15 +58,17 @@ package final class CrashGuard: @unchecked Sendable {
     /// a marker names them all.
     private let current = Mutex<[Reader: [UInt: [String]]]>([:])
 
-    /// Reads what an earlier run left in `folder` (the state directory); without one nothing is guarded.
-    package init(folder: String?) {
-        guard let folder else {
+    /// Reads what an earlier run left in `markerFolder` (the runtime folder, else `folder`) and keeps the counts
+    /// in `folder` (the state directory); without a folder nothing is guarded.
+    package init(folder countsFolder: String?, markers markerFolder: String? = nil) {
+        guard let countsFolder else {
             setAside = []
             notes = []
             markers = [:]
             return
         }
-        let countsPath = "\(folder)/\(Self.countsName)"
+        let folder = markerFolder ?? countsFolder
+        let countsPath = "\(countsFolder)/\(Self.countsName)"
         var counts = Self.readCounts(countsPath)
         var notes: [String] = []
         var found: [(Reader, [String])] = []

@@ -2,7 +2,7 @@ import VitrineCore
 import VitrinePlatform
 
 /// Keeps the saved position (`PositionStore`) following the slide on screen without wearing out an SD card:
-/// saves are at least `spacing` seconds apart (`positionSaveInterval`, a minute by default, however fast the show
+/// saves are at least `spacing` seconds apart (`positionSaveInterval`, half an hour by default, however fast the show
 /// goes), the last one waits on a timer the event loop watches, and the one at exit is never skipped. A crash loses
 /// at most that much of the show. Saves are written by a thread of their own (`PositionWriter`): a save fsyncs, and
 /// the file may be on a disk that is slow or stalled; the player's thread only hands the position over.
@@ -46,7 +46,7 @@ package final class PositionKeeper {
     /// Hands the slide on screen to the writer, if it changed since the last save. A failure (a full disk) keeps
     /// the file as it was, is said (once: the log says a warning once) at the next save, and the next slide is
     /// saved again.
-    func save() {
+    package func save() {
         if let failure = writer.takeFailure() {
             log(.warning, "cannot save the position (\(failure)); the last saved one stays")
         }

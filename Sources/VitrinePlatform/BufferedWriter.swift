@@ -54,8 +54,13 @@ package final class BufferedWriter {
 
     /// Flushes, closes and renames the file to `destination`; the error when any step failed (the new file is
     /// then removed and `destination` left as it was).
+    /// The file is on the disk before it takes the name, and the name after: a power cut leaves the old file or the
+    /// new one, never a short one.
     package func finish(renamingTo destination: String) -> FileError? {
         flush()
+        if failure == nil, file != nil, fsync(descriptor) != 0 {
+            failure = FileError(path: path, operation: "write", errno: errno)
+        }
         if let closeError = file.take()?.closeReportingError(), failure == nil {
             failure = FileError(path: path, operation: "write", errno: closeError)
         }
@@ -63,6 +68,9 @@ package final class BufferedWriter {
             failure = FileError(path: destination, operation: "rename into place", errno: errno)
         }
         if failure != nil { unlink(path) }
+        if failure == nil, let folderFailure = FileBytes.syncFolder(of: destination) {
+            failure = FileError(path: destination, operation: "sync its folder", errno: folderFailure)
+        }
         return failure
     }
 }

@@ -1,3 +1,5 @@
+import VitrineCore
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -88,6 +90,20 @@ public enum FileBytes {
             unlink(temporary)
             throw FileError(path: path, operation: "rename into place", errno: failure)
         }
+        // The rename is the folder's change: until the folder is on the disk too, a power cut may bring back the
+        // old name (or neither).
+        if durable, let failure = syncFolder(of: path) {
+            throw FileError(path: path, operation: "sync its folder", errno: failure)
+        }
+    }
+
+    /// fsync of the folder that holds `path`, so a rename or a new name in it survives a power cut; the errno
+    /// when that fails.
+    public static func syncFolder(of path: String) -> Int32? {
+        let folder = PathText.directory(of: path)
+        let descriptor = Descriptor(taking: open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC))
+        guard descriptor.number >= 0 else { return errno }
+        return fsync(descriptor.number) == 0 ? nil : errno
     }
 
     /// `mkdir -p`: creates the folder and any missing parents.

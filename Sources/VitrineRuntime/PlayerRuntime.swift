@@ -139,7 +139,9 @@ public final class PlayerRuntime {
         } catch {
             throw PlayError("\(error)")
         }
-        let crashGuard = CrashGuard(folder: StateDirectory.path)
+        // Once, before anything is read from or written to it: a read-only root's state folder is replaced.
+        if let line = StateDirectory.settle() { log(.notice, line) }
+        let crashGuard = CrashGuard(folder: StateDirectory.path, markers: StateDirectory.runtimePath)
         for note in crashGuard.notes { log(.warning, note) }
         do {
             // Both only change process settings and cannot fail for these arguments (sigaction of SIGPIPE, mallopt).

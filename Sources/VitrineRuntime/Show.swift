@@ -356,6 +356,9 @@ final class Show {
         case .quit:
             house.exitStatus = 0
         case .screenPower(let on):
+            // The screen going off is the end of the day for most frames: the slide is saved now, not in up to
+            // half an hour, and a power cut at night loses nothing.
+            if !on { position?.save() }
             display.setPower(on)
             mirrors?.setPower(on)
             let now = MonotonicClock.seconds()

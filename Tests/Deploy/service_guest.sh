@@ -313,5 +313,8 @@ check "uninstall gives tty1 back" "getty@tty1 active" console_back inactive
 check "uninstall removes the user, binary, units and config" "" uninstalled
 check "uninstall keeps the library" "/srv/vitrine/Trips" test -n "$(ls /srv/vitrine/Trips)"
 
+# shellcheck source=Tests/Deploy/appliance_guest.sh
+source "$(dirname "$0")/appliance_guest.sh"
+
 echo "INFO --- done"
 systemctl --no-block poweroff

@@ -1,6 +1,10 @@
 #!/usr/bin/python3
 """deploy/vitrine.service under a real systemd 252, with the real binary on a real DRM driver.
 
+Then, as an appliance (Tests/Deploy/appliance_guest.sh): the Debian package (`make deb`'s, built twice here, the
+second a revision higher) installed with apt, the edited config kept and the show resumed across the upgrade,
+`vitrine doctor` on a healthy and three broken installs, and the root read-only three ways.
+
 Boots Debian's kernel under QEMU like Tests/VM (the host's root read-only over 9p under a tmpfs overlay, bochs-drm
 at 800x480), but hands PID 1 to systemd (Tests/Deploy/service_agent.sh). Once the system is up,
 Tests/Deploy/service_guest.sh installs Vitrine with deploy/install.sh into the guest's running system and checks
@@ -104,6 +108,18 @@ def main():
         # checkout under /tmp disappear from under the test.
         shutil.copy(args.vitrine, os.path.join(share, "vitrine"))
         shutil.copy(os.path.join(HERE, "service_guest.sh"), share)
+        shutil.copy(os.path.join(HERE, "appliance_guest.sh"), share)
+        # The package twice, the second of a higher version (the upgrade), as `make deb` builds it.
+        version = subprocess.run([args.vitrine, "--version"], capture_output=True, text=True).stdout.split()[-1]
+        for revision in ("1", "2"):
+            subprocess.run([os.path.join(REPO, "deploy", "make-deb.sh"), "--binary", args.vitrine, "--version",
+                            f"{version}-{revision}", "--out", os.path.join(share, "debs")], check=True,
+                           stdout=subprocess.DEVNULL)
+        # An empty ext4 disk: /var/lib/vitrine's own partition under a read-only root.
+        state_disk = os.path.join(work, "state.img")
+        with open(state_disk, "wb") as f:
+            f.truncate(32 << 20)
+        subprocess.run(["mkfs.ext4", "-q", "-F", state_disk], check=True)
         for folder in ("deploy", "Config", "web", "data"):
             shutil.copytree(os.path.join(REPO, folder), os.path.join(share, "source", folder))
         with open(os.path.join(share, "vitrine-test.service"), "w") as f:
@@ -125,6 +141,7 @@ def main():
             "-device", "virtio-9p-pci,fsdev=share,mount_tag=share",
             "-device", "VGA,xres=800,yres=480,vgamem_mb=64",
             "-device", "virtio-keyboard-pci",
+            "-drive", f"file={state_disk},if=virtio,format=raw",
             "-qmp", f"unix:{work}/qmp.sock,server=on,wait=off",
         ]
         print(f"binary under test: {os.path.abspath(args.vitrine)}; booting systemd in QEMU (about six minutes)")

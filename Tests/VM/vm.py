@@ -186,7 +186,7 @@ class VM:
     """A booted guest; use as a context manager. Attributes: share (host folder = guest /share), boot_seconds."""
 
     def __init__(self, device="virtio", width=800, height=480, memory_mb=1024, share=None, boot_timeout=120,
-                 inputs=False, preload=(), insmod=(), cpus=1, newer=False, options=(), outputs=1):
+                 inputs=False, preload=(), insmod=(), cpus=1, newer=False, options=(), outputs=1, extra=()):
         if device not in DRIVERS:
             raise ValueError(f"device must be one of {sorted(DRIVERS)}")
         self.device, self.width, self.height, self.memory_mb = device, width, height, memory_mb
@@ -199,6 +199,8 @@ class VM:
         self.options = list(options)
         # virtio-gpu heads (connectors Virtual-1, Virtual-2, ...); each head's picture is screendump(head=N).
         self.outputs = outputs
+        # More QEMU arguments: a disk (`-blockdev ... -device virtio-blk-pci,...`) the test brings.
+        self.extra = list(extra)
         # Two CPUs where a test needs the player's thread and a decoding thread at once (a Pi has four); TCG then
         # runs them on two host threads (MTTCG).
         self.cpus = cpus
@@ -255,6 +257,7 @@ class VM:
             "-device", "virtio-9p-pci,fsdev=share,mount_tag=share",
             *panel,
             *(["-device", "virtio-keyboard-pci", "-device", "virtio-tablet-pci"] if self.inputs else []),
+            *self.extra,
         ]
 
     def key(self, qcode, hold=0.05):
@@ -419,6 +422,12 @@ class VM:
             picture = image.convert("RGB")
         os.unlink(path)
         return picture
+
+    def kill(self):
+        """Cut the power: QEMU is killed at once, with whatever the guest had not written to its disks."""
+        if self.process and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
 
     def close(self):
         """Power the guest off (sysrq o; QMP quit after 5 s; SIGKILL after 5 s more) and remove the temp files."""

@@ -37,6 +37,25 @@ import VitrineTestSupport
         #expect(none.setAside.isEmpty)
     }
 
+    /// Under the service the markers are in the runtime folder (in memory: a decode writes nothing to the card), and
+    /// only the counts of a crash found go to the state folder.
+    @Test func markersInTheRuntimeFolderCountsInTheStateFolder() throws {
+        let temporary = try TemporaryFolder()
+        let state = "\(temporary.path)/state"
+        let runtime = "\(temporary.path)/run"
+        try FileBytes.createDirectories(state)
+        try FileBytes.createDirectories(runtime)
+        let first = CrashGuard(folder: state, markers: runtime)
+        first.reading(["/photos/fine.jpg"], on: .decode)
+        first.done(on: .decode)
+        #expect(try Folder.entryNames(in: state).isEmpty, "a decode wrote to the state folder")
+        #expect(try Set(Folder.entryNames(in: runtime)) == ["decoding", "reading-headers"])
+        CrashGuard(folder: state, markers: runtime).reading(["/photos/bomb.png"], on: .decode)
+        let second = CrashGuard(folder: state, markers: runtime)
+        #expect(second.notes.first?.contains("/photos/bomb.png") == true)
+        #expect(try FileBytes.readText("\(state)/\(CrashGuard.countsName)") == "1\t/photos/bomb.png\n")
+    }
+
     /// A header whose parsing crashed the player (the index worker reads them for `newest` order and portrait
     /// pairs) counts as a crash while decoding does, one on each worker adding up; once set aside the index leaves the
     /// file's header unread and still lists the photo (its file time dates it).
