@@ -73,13 +73,17 @@ grep -q '^ExecStart=/usr/bin/vitrine ' "$tree/lib/systemd/system/vitrine.service
 install -m 0644 "$here/vitrine-console.service" "$tree/lib/systemd/system/vitrine-console.service"
 chmod 0644 "$tree/lib/systemd/system/vitrine.service"
 
-# The default config, with the library where the unit lets the player read it.
-sed -E '0,/^  "library":/s#^(  )"library": *("[^"]*"|null)#\1"library": "/srv/vitrine"#' "$repo/Config/vitrine.json" \
-    >"$tree/etc/vitrine/vitrine.json"
-grep -q '^  "library": "/srv/vitrine"' "$tree/etc/vitrine/vitrine.json" ||
-    die "could not set the library in $repo/Config/vitrine.json"
-python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$tree/etc/vitrine/vitrine.json" ||
-    die "the packaged config is not valid JSON"
+# The default config, with the library where the unit lets the player read it, and no device table of its own:
+# the player's built-in one, or an /etc/vitrine/devices.json an admin writes.
+python3 - "$repo/Config/vitrine.json" "$tree/etc/vitrine/vitrine.json" <<'PYTHON' || die "could not write the packaged config"
+import json, sys
+config = json.load(open(sys.argv[1]))
+config["library"] = "/srv/vitrine"
+config.pop("deviceTable", None)
+with open(sys.argv[2], "w") as f:
+    json.dump(config, f, indent=2, ensure_ascii=False)
+    f.write("\n")
+PYTHON
 chmod 0644 "$tree/etc/vitrine/vitrine.json"
 
 # Found beside the binary ($prefix/share/vitrine): the page, the device table for reference (the player has the

@@ -250,7 +250,8 @@ struct Doctor {
     }
 
     private mutating func checkState(unit: DoctorSystem.Unit?, account: DoctorSystem.Account?) {
-        guard let folder = unit?.stateDirectory else {
+        guard let unit else { return }
+        guard let folder = unit.stateDirectory else {
             report.add("state", .note, "no StateDirectory= in the unit: the position and stars are not kept")
             return
         }

@@ -2,8 +2,8 @@
 # Sourced by service_guest.sh once install.sh's checks are done (and it is uninstalled): Vitrine as an appliance.
 # The Debian package installed with apt into the running system, the frame playing, its config edited, an upgrade
 # to a package of a higher version (the edited config kept, the player restarted once, the show resumed at its
-# slide), `vitrine doctor` on the healthy install and on three broken ones, and the root read-only: with
-# /var/lib/vitrine on a partition of its own, on tmpfs, and read-only too.
+# slide), `vitrine doctor` on the healthy install and on three broken ones, and the state folder as a read-only root
+# leaves it: on a partition of its own, on tmpfs, and read-only too (the unit shows the player / read-only anyway).
 # Uses service_guest.sh's helpers (check, mark, settle, state, playing, main_pid, within, eventually).
 # /share/debs holds vitrine_*-1_*.deb and vitrine_*-2_*.deb; /dev/vda is an empty ext4 disk for /var/lib/vitrine.
 
@@ -18,11 +18,13 @@ packaged_player() { playing && [ "$(readlink -f "/proc/$(main_pid)/exe")" = /usr
 doctor_says_well() { [ "$doctor_status" = 0 ] && [[ $doctor_text == *"All is well."* ]]; }
 upgraded() { [ "$status" = 0 ] && [[ $deb_new == *"_${version}_"* ]]; }
 restarted_once() { [ "$(main_pid)" != "$pid" ] && [ "$starts" = 1 ] && playing; }
-resumed() { [ "$(status_field slide)" = "$slide_before" ] && [ "$(status_field category)" = "$category_before" ]; }
+resumed() {
+    [ -n "$slide_before" ] && [ "$slide_before" != None ] && [ "$(status_field slide)" = "$slide_before" ] &&
+        [ "$(status_field category)" = "$category_before" ]
+}
 long_interval() { ctl status | grep -q '"seconds_left":5[0-9][0-9]'; }
 video_finding() { finding groups problem "not in the video group" && [[ $doctor == *"usermod -aG video vitrine"* ]]; }
 library_finding() { [ "$gone_status" = 1 ] && finding library problem "/srv/vitrine is not there"; }
-root_read_only() { findmnt -no OPTIONS / | grep -q "^ro"; }
 position_readable() { python3 -c 'import json; json.load(open("/var/lib/vitrine/position.json"))'; }
 said_once() { playing && [ "$said" = 1 ]; }
 finding() {
@@ -108,16 +110,14 @@ check "doctor says the broker does not answer" "$(printf '%s' "$doctor" | grep -
 cp /root/vitrine.json.kept /etc/vitrine/vitrine.json
 
 mark "read-only root, /var/lib/vitrine on a partition of its own"
+# The unit's ProtectSystem=strict shows the player all of / read-only already; what a read-only root changes is
+# the state folder, which is then on a partition of its own, in memory, or read-only as well.
 systemctl stop vitrine.service
 settle 2
 mkdir -p /root/state-kept && cp -a /var/lib/vitrine/. /root/state-kept/
 mount /dev/vda /var/lib/vitrine
 cp -a /root/state-kept/. /var/lib/vitrine/
 chown -R vitrine: /var/lib/vitrine
-# As a read-only root has them (the deploy guide's fstab lines): /tmp and /var/tmp in memory, for PrivateTmp=.
-mount -t tmpfs -o mode=1777 tmpfs /var/tmp
-mount -o remount,ro /
-check "the root is read-only" "$(findmnt -no OPTIONS /)" root_read_only
 systemctl start vitrine.service
 settle 8
 state
@@ -142,6 +142,8 @@ systemctl stop vitrine.service
 umount /var/lib/vitrine
 
 mark "read-only root, /var/lib/vitrine read-only too"
+# Its own partition, mounted read-only: systemd cannot make it writable for the service.
+mount -o ro /dev/vda /var/lib/vitrine
 systemctl start vitrine.service
 settle 8
 state
@@ -149,7 +151,6 @@ said=$(journalctl -q -u vitrine.service --since "$since" -o cat | grep -c 'canno
 check "with nowhere to write the frame still plays, and says where its state is kept instead" \
     "$(journalctl -q -u vitrine.service --since "$since" -o cat | grep 'state folder' | head -c 200)" said_once
 systemctl stop vitrine.service
-mount -o remount,rw /
-umount /var/tmp
+umount /var/lib/vitrine
 systemctl start vitrine.service
 settle 5
