@@ -141,7 +141,7 @@ shellcheck: deploy-check-deps
 	  case $$f in *.sh) echo "$$f" ;; \
 	  *) if head -n 1 "$$f" | grep -qE '^#!.*[/ ](ba|da)?sh([[:space:]]|$$)'; then echo "$$f"; fi ;; esac; \
 	done); \
-	echo "shellcheck" $$scripts; shellcheck $$scripts
+	echo "shellcheck -x" $$scripts; shellcheck -x $$scripts
 
 # Every photo of the shared test sets against a Pillow reference (PSNR, exact letterbox, broken files refused):
 # the JPEG/PNG set with PNG, WebP, HEIC and AVIF copies written from it, then the HEIF set (pillow-heif), where

@@ -38,6 +38,9 @@ sys.exit(0 if hits and report["healthy"] == (sys.argv[3] != "problem") else 1)' 
 }
 
 mark "apt install the package"
+# The host this guest's root comes from is a container whose policy-rc.d forbids starting services; a Debian
+# system has none, and the package's postinst must start the player itself.
+rm -f /usr/sbin/policy-rc.d
 mkdir -p /srv/vitrine/Trips
 cp "$source"/Config/sample-library/*.jpg /srv/vitrine/Trips/
 output=$(DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$deb_old" 2>&1)
