@@ -3,7 +3,7 @@
 # The Debian package installed with apt into the running system, the frame playing, its config edited, an upgrade
 # to a package of a higher version (the edited config kept, the player restarted once, the show resumed at its
 # slide), `vitrine doctor` on the healthy install and on three broken ones, and the state folder as a read-only root
-# leaves it: on a partition of its own, on tmpfs, and read-only too (the unit shows the player / read-only anyway).
+# leaves it, with / remounted read-only: on a partition of its own, on tmpfs, and read-only too.
 # Uses service_guest.sh's helpers (check, mark, settle, state, playing, main_pid, within, eventually).
 # /share/debs holds vitrine_*-1_*.deb and vitrine_*-2_*.deb; /dev/vda is an empty ext4 disk for /var/lib/vitrine.
 
@@ -27,6 +27,20 @@ video_finding() { finding groups problem "not in the video group" && [[ $doctor 
 library_finding() { [ "$gone_status" = 1 ] && finding library problem "/srv/vitrine is not there"; }
 position_readable() { python3 -c 'import json; json.load(open("/var/lib/vitrine/position.json"))'; }
 said_once() { playing && [ "$said" = 1 ]; }
+root_read_only() { findmnt -n -o OPTIONS / | grep -q '^ro,' && ! touch /written-on-a-read-only-root 2>/dev/null; }
+root_writers() {
+    # Why / could not be remounted read-only: files on it open for writing, or deleted but still open.
+    local fd target flags
+    for fd in /proc/[0-9]*/fd/*; do
+        target=$(readlink "$fd" 2>/dev/null) || continue
+        case $target in /*) ;; *) continue ;; esac
+        [ "$(stat -f -c %T "$target" 2>/dev/null)" = overlayfs ] || [[ $target == *"(deleted)" ]] || continue
+        flags=$(awk '/^flags/ {print $2}' "${fd%/fd/*}/fdinfo/${fd##*/}" 2>/dev/null)
+        if [[ $target == *"(deleted)" ]] || (((8#${flags:-0} & 3) != 0)); then
+            echo "INFO   open: $(cat "${fd%/fd/*}/comm") ${fd%/fd/*} $target flags=$flags"
+        fi
+    done
+}
 finding() {
     # finding TOPIC VERDICT: the doctor's JSON has a finding of that topic and verdict, its text matching $3.
     python3 -c '
@@ -113,11 +127,17 @@ check "doctor says the broker does not answer" "$(printf '%s' "$doctor" | grep -
 cp /root/vitrine.json.kept /etc/vitrine/vitrine.json
 
 mark "read-only root, /var/lib/vitrine on a partition of its own"
-# The unit's ProtectSystem=strict shows the player all of / read-only already; what a read-only root changes is
-# the state folder, which is then on a partition of its own, in memory, or read-only as well.
+# / itself remounted read-only (the journal moved to /run first, as on a read-only system; /tmp is tmpfs), and
+# /var/lib/vitrine on a partition of its own, as a read-only root keeps it.
 systemctl stop vitrine.service
 settle 2
 mkdir -p /root/state-kept && cp -a /var/lib/vitrine/. /root/state-kept/
+journalctl --relinquish-var
+# apt's hook woke PackageKit, which holds its database open for writing; a read-only system runs no apt.
+systemctl stop packagekit.service 2>/dev/null
+sync
+remount=$(mount -o remount,ro / 2>&1) || root_writers
+check "the root is mounted read-only" "$(findmnt -n -o OPTIONS /) $remount" root_read_only
 mount /dev/vda /var/lib/vitrine
 cp -a /root/state-kept/. /var/lib/vitrine/
 chown -R vitrine: /var/lib/vitrine
@@ -126,6 +146,15 @@ settle 8
 state
 check "the frame plays on a read-only root" "$(systemctl show -P StatusText vitrine.service)" playing
 ctl next >/dev/null
+slide_before=$(status_field slide)
+category_before=$(status_field category)
+systemctl restart vitrine.service
+settle 8
+check "on a read-only root it resumes at its slide after a restart" \
+    "$category_before/$slide_before -> $(status_field category)/$(status_field slide)" resumed
+doctor=$(doctor_json)
+check "doctor on a read-only root: the state persists on its partition" "$(printf '%s' "$doctor" | head -c 200)" \
+    finding state ok "/var/lib/vitrine"
 systemctl stop vitrine.service
 check "its position is written on the partition" "$(head -c 160 /var/lib/vitrine/position.json 2>&1)" \
     position_readable
@@ -155,5 +184,7 @@ check "with nowhere to write the frame still plays, and says where its state is 
     "$(journalctl -q -u vitrine.service --since "$since" -o cat | grep 'state folder' | head -c 200)" said_once
 systemctl stop vitrine.service
 umount /var/lib/vitrine
+mount -o remount,rw /
+journalctl --flush
 systemctl start vitrine.service
 settle 5

@@ -3,7 +3,8 @@
 
 Then, as an appliance (Tests/Deploy/appliance_guest.sh): the Debian package (`make deb`'s, built twice here, the
 second a revision higher) installed with apt, the edited config kept and the show resumed across the upgrade,
-`vitrine doctor` on a healthy and three broken installs, and the root read-only three ways.
+`vitrine doctor` on a healthy and three broken installs, and `/` remounted read-only with the state folder three
+ways (a partition of its own, tmpfs, read-only).
 
 Boots Debian's kernel under QEMU like Tests/VM (the host's root read-only over 9p under a tmpfs overlay, bochs-drm
 at 800x480), but hands PID 1 to systemd (Tests/Deploy/service_agent.sh). Once the system is up,
@@ -13,7 +14,7 @@ alone, restart, a crash, reload, the control socket, stop and start (the login p
 way), keys typed on a virtio keyboard (Ctrl-C, Ctrl-Z and Ctrl-\\ leave the same player playing; Ctrl+Alt+F2
 switches VTs, and does nothing once `display.vtSwitching` is false), the watchdog, a crash loop ending with the
 console back, and uninstall. Nothing reaches the host: guest
-writes stay in the overlay. About six minutes under TCG. Prints PASS/FAIL per check; exit 1 on a failure, 0 with
+writes stay in the overlay. About nine minutes under TCG. Prints PASS/FAIL per check; exit 1 on a failure, 0 with
 a SKIP line when QEMU or a kernel cannot be had.
 
     Tests/Deploy/test_service_vm.py --vitrine .build/release/vitrine
@@ -144,7 +145,7 @@ def main():
             "-drive", f"file={state_disk},if=virtio,format=raw",
             "-qmp", f"unix:{work}/qmp.sock,server=on,wait=off",
         ]
-        print(f"binary under test: {os.path.abspath(args.vitrine)}; booting systemd in QEMU (about six minutes)")
+        print(f"binary under test: {os.path.abspath(args.vitrine)}; booting systemd in QEMU (about nine minutes)")
         started = time.monotonic()
         with open(os.path.join(work, "qemu.log"), "wb") as log:
             process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
