@@ -135,13 +135,9 @@ places:
 builtin-devices:
 	Tests/Tools/builtin_devices.sh
 
-# Every shell script under deploy/, Tests/ and .ci/: *.sh, and files whose first line runs sh, bash or dash.
+# Every shell script (Tests/Tools/shell_scripts.sh lists them), sourced files followed (-x).
 shellcheck: deploy-check-deps
-	@scripts=$$(find deploy Tests .ci -type f ! -path '*/__pycache__/*' | sort | while read -r f; do \
-	  case $$f in *.sh) echo "$$f" ;; \
-	  *) if head -n 1 "$$f" | grep -qE '^#!.*[/ ](ba|da)?sh([[:space:]]|$$)'; then echo "$$f"; fi ;; esac; \
-	done); \
-	echo "shellcheck -x" $$scripts; shellcheck -x $$scripts
+	@scripts=$$(Tests/Tools/shell_scripts.sh); echo "shellcheck -x" $$scripts; shellcheck -x $$scripts
 
 # Every photo of the shared test sets against a Pillow reference (PSNR, exact letterbox, broken files refused):
 # the JPEG/PNG set with PNG, WebP, HEIC and AVIF copies written from it, then the HEIF set (pillow-heif), where

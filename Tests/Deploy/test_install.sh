@@ -403,7 +403,7 @@ fi
 check "nothing outside the throw-away roots changed" test "$(host_state)" = "$host_before"
 
 # --- shellcheck ------------------------------------------------------------------------------------------------
-# Every shell script: *.sh, and files whose first line runs sh, bash or dash (e.g. .ci/run).
+# Every shell script, as `make shellcheck` checks them (Tests/Tools/shell_scripts.sh lists them).
 if command -v shellcheck >/dev/null; then
     while IFS= read -r script; do
         if output=$(cd "$repo" && shellcheck -x "$script" 2>&1); then
@@ -412,15 +412,7 @@ if command -v shellcheck >/dev/null; then
             fail "shellcheck $script"
             printf '%s\n' "$output" | indent
         fi
-    done < <(
-        cd "$repo"
-        find deploy Tests .ci -type f ! -path '*/__pycache__/*' | sort | while IFS= read -r file; do
-            case $file in
-            *.sh) printf '%s\n' "$file" ;;
-            *) if head -n 1 "$file" | grep -qE '^#!.*[/ ](ba|da)?sh([[:space:]]|$)'; then printf '%s\n' "$file"; fi ;;
-            esac
-        done
-    )
+    done < <(cd "$repo" && Tests/Tools/shell_scripts.sh)
 else
     skip "shellcheck" "shellcheck is not installed (make deploy-check-deps)"
 fi
