@@ -261,16 +261,22 @@ fuzz-brief:
 	$(MAKE) fuzz FUZZ_RUNS=50000 FUZZ_SECONDS=30
 
 # The test suite under AddressSanitizer and ThreadSanitizer, each in its own build folder; the end-to-end tests run
-# that build's own vitrine executable.
+# that build's own vitrine executable. Every process's reports (the players the tests start as well as the test
+# runner) go to BUILD/reports, and any report there fails the run and is printed: a player's stderr is its test's
+# to read, and no test looks there for a race or a leak.
 test-asan: deps
 	$(SWIFT) build --build-tests --sanitize=address --build-path .build/asan
-	VITRINE_TEST_BINARY=$(CURDIR)/.build/asan/debug/vitrine $(SWIFT) test --sanitize=address --build-path .build/asan \
-	  --disable-xctest
+	rm -rf .build/asan/reports && mkdir -p .build/asan/reports
+	ASAN_OPTIONS=log_path=$(CURDIR)/.build/asan/reports/report VITRINE_TEST_BINARY=$(CURDIR)/.build/asan/debug/vitrine \
+	  $(SWIFT) test --sanitize=address --build-path .build/asan --disable-xctest; status=$$?; \
+	  Tests/Tools/sanitizer_reports.sh .build/asan/reports && exit $$status
 
 test-tsan: deps
 	$(SWIFT) build --build-tests --sanitize=thread --build-path .build/tsan
-	VITRINE_TEST_BINARY=$(CURDIR)/.build/tsan/debug/vitrine $(SWIFT) test --sanitize=thread --build-path .build/tsan \
-	  --disable-xctest
+	rm -rf .build/tsan/reports && mkdir -p .build/tsan/reports
+	TSAN_OPTIONS=log_path=$(CURDIR)/.build/tsan/reports/report VITRINE_TEST_BINARY=$(CURDIR)/.build/tsan/debug/vitrine \
+	  $(SWIFT) test --sanitize=thread --build-path .build/tsan --disable-xctest; status=$$?; \
+	  Tests/Tools/sanitizer_reports.sh .build/tsan/reports && exit $$status
 
 # libFuzzer on the JPEG header and EXIF parser, the config and device-table loaders and the control-command parser,
 # seeded from Tests/Fuzz/corpus; each target runs FUZZ_RUNS executions or FUZZ_SECONDS. A crash stops the run and

@@ -25,7 +25,11 @@ public final class MemoryBudget: Sendable {
     }
 
     public let limit: Int
-    private let state = Mutex<(used: Int, peak: Int)>((0, 0))
+    // Atomics, not a Mutex: Core has no pthreads, and Synchronization's Mutex hands a contended lock over inside
+    // the kernel, where ThreadSanitizer cannot see it (two screens' decode workers charging one board's budget made
+    // `make test-tsan` report races that were none). A compare-and-swap is an instruction TSan instruments.
+    private let usedBytes = Atomic<Int>(0)
+    private let peakBytes = Atomic<Int>(0)
     /// The board's budget this one is a share of (one screen's of several): a charge is taken from both.
     public let parent: MemoryBudget?
 
@@ -47,8 +51,8 @@ public final class MemoryBudget: Sendable {
         }
     }
 
-    public var used: Int { state.withLock { $0.used } }
-    public var peak: Int { state.withLock { $0.peak } }
+    public var used: Int { usedBytes.load(ordering: .acquiring) }
+    public var peak: Int { peakBytes.load(ordering: .acquiring) }
 
     public func charge(_ bytes: Int, for purpose: String) throws(Exceeded) -> Charge {
         if let refusing = take(bytes) {
@@ -61,20 +65,23 @@ public final class MemoryBudget: Sendable {
 
     /// Takes the bytes here and from the parent, all or nothing; returns the budget that refused them.
     private func take(_ bytes: Int) -> MemoryBudget? {
-        let granted = state.withLock { state -> Bool in
-            guard bytes >= 0, bytes <= limit - state.used else { return false }
-            state.used += bytes
-            state.peak = max(state.peak, state.used)
-            return true
+        guard bytes >= 0 else { return self }
+        var current = usedBytes.load(ordering: .acquiring)
+        while true {
+            guard bytes <= limit - current else { return self }
+            let (exchanged, seen) = usedBytes.compareExchange(
+                expected: current, desired: current + bytes, ordering: .acquiringAndReleasing)
+            if exchanged { break }
+            current = seen
         }
-        guard granted else { return self }
+        peakBytes.max(current + bytes, ordering: .acquiringAndReleasing)
         guard let refusing = parent?.take(bytes) else { return nil }
-        state.withLock { $0.used -= bytes }
+        usedBytes.subtract(bytes, ordering: .acquiringAndReleasing)
         return refusing
     }
 
     fileprivate func release(_ bytes: Int) {
-        state.withLock { $0.used -= bytes }
+        usedBytes.subtract(bytes, ordering: .acquiringAndReleasing)
         parent?.release(bytes)
     }
 

@@ -1,4 +1,3 @@
-import Synchronization
 import VitrineCore
 import VitrinePlatform
 
@@ -56,7 +55,7 @@ package final class CrashGuard: @unchecked Sendable {
     private let markers: [Reader: Marker]
     /// What each worker thread of each kind is reading now (several screens' shows have a decode worker each):
     /// a marker names them all.
-    private let current = Mutex<[Reader: [UInt: [String]]]>([:])
+    private let current = Locked<[Reader: [UInt: [String]]]>([:])
 
     /// Reads what an earlier run left in `markerFolder` (the runtime folder, else `folder`) and keeps the counts
     /// in `folder` (the state directory); without a folder nothing is guarded.

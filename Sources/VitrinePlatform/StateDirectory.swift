@@ -1,5 +1,4 @@
 import CLinux
-import Synchronization
 import VitrineCore
 
 #if canImport(Glibc)
@@ -12,7 +11,7 @@ import VitrineCore
 /// by hand has none and leaves no files behind unless its config names them.
 public enum StateDirectory {
     /// The folder `settle` chose, once it has run: the state folder, or in its place one that can be written.
-    private static let settled = Mutex<String??>(nil)
+    private static let settled = Locked<String??>(nil)
 
     /// Where the player keeps its state: `$STATE_DIRECTORY` (it may list several folders separated by colons, and
     /// the first is this service's), or what `settle` chose instead when that cannot be written.

@@ -46,6 +46,26 @@ import VitrineCore
         _ = consume direct
     }
 
+    /// Two screens' decode workers and a link charging one board at once: no budget is ever overdrawn, and every
+    /// byte comes back. Under `make test-tsan` this is also where a lock TSan cannot see would show.
+    @Test func chargesFromSeveralThreadsAtOnceNeverOverdraw() async throws {
+        let board = MemoryBudget(limit: 1000)
+        let shares = try #require(board.shares(minimum: [0, 0], pixels: [1, 1]))
+        let chargers = [(shares[0], 300), (shares[1], 300), (board, 450)]
+        await withTaskGroup(of: Void.self) { group in
+            for (budget, bytes) in chargers {
+                group.addTask {
+                    for round in 0..<20_000 {
+                        if let charge = try? budget.charge(bytes + round % 7, for: "a slide") { _ = consume charge }
+                    }
+                }
+            }
+        }
+        #expect(board.used == 0 && shares[0].used == 0 && shares[1].used == 0)
+        #expect(board.peak <= board.limit)
+        #expect(shares.allSatisfy { $0.peak <= $0.limit && $0.peak >= 300 })
+    }
+
     @Test func aFrameIsChargedBeforeItIsAllocated() throws {
         let budget = MemoryBudget(limit: 1 << 20)
         #expect(throws: MemoryBudget.Exceeded.self) {
