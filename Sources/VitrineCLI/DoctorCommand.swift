@@ -271,9 +271,29 @@ struct Doctor {
                 "state", .note,
                 "\(folder) is \(how): the slide to resume from and the stars are lost at each restart of the board",
                 fix: "for a read-only root, mount a small writable partition at \(folder) (see the deploy guide)")
+            checkStateDisk(folder)
             return
         }
         report.add("state", .ok, "\(folder) is kept across reboots")
+        checkStateDisk(folder)
+    }
+
+    /// The renditions are cached in the state folder unless the config puts them elsewhere; the player stops making
+    /// them at the disk's floor, but a disk at its floor leaves little for the position and the token (and a state
+    /// folder in memory takes the board's memory).
+    private mutating func checkStateDisk(_ folder: String) {
+        guard let space = system.diskSpace(at: folder) else { return }
+        let floor = DiskFloor.bytes(total: space.total)
+        guard space.free < floor else { return }
+        let renditions = system.bytesUsed(under: "\(folder)/renditions")
+        let taken = renditions > 0 ? " (renditions take \(MemoryBudget.format(renditions)) of it)" : ""
+        report.add(
+            "disk", .problem,
+            "only \(MemoryBudget.format(space.free)) of \(MemoryBudget.format(space.total)) is free where the state is "
+                + "kept\(taken): the player makes no more renditions there, and saving the position may fail",
+            fix: renditions > 0
+                ? "sudo rm -r \(folder)/renditions (they are made again as needed), or give \(folder) a larger partition"
+                : "free space on the disk of \(folder), or give it a larger partition")
     }
 
     private mutating func checkMemory(budgetMiB: Int?) {

@@ -167,10 +167,38 @@ struct DoctorSystem {
     func impermanence(of path: String) -> String? { StateDirectory.impermanence(of: at(path)) }
 
     /// Free bytes where `path` is, for an unprivileged user.
-    func freeBytes(at path: String) -> Int? {
+    func freeBytes(at path: String) -> Int? { diskSpace(at: path)?.free }
+
+    /// Free bytes for an unprivileged user and the size of the file system where `path` is.
+    func diskSpace(at path: String) -> (free: Int, total: Int)? {
         var flags = statvfs()
         guard statvfs(at(path), &flags) == 0 else { return nil }
-        return Int(flags.f_bavail) * Int(flags.f_frsize)
+        return (
+            Int(flags.f_bavail).saturatingTimes(Int(flags.f_frsize)),
+            Int(flags.f_blocks).saturatingTimes(Int(flags.f_frsize))
+        )
+    }
+
+    /// The disk space the files under `path` take (their blocks), hidden ones too; symbolic links not followed.
+    func bytesUsed(under path: String) -> Int {
+        var total = 0
+        var folders = [at(path)]
+        while let folder = folders.popLast() {
+            guard let directory = opendir(folder) else { continue }
+            defer { closedir(directory) }
+            while let pointer = readdir(directory) {
+                let (name, _) = FileBytes.entry(pointer)
+                guard name != ".", name != ".." else { continue }
+                var status = stat()
+                guard lstat("\(folder)/\(name)", &status) == 0 else { continue }
+                if status.st_mode & S_IFMT == S_IFDIR {
+                    folders.append("\(folder)/\(name)")
+                } else {
+                    total = total.saturatingPlus(Int(status.st_blocks).saturatingTimes(512))
+                }
+            }
+        }
+        return total
     }
 }
 

@@ -63,6 +63,9 @@ package final class LibraryFollower {
     /// Changes to the active category seen while an index job was out: read once it is back.
     private var changesWaiting: LibraryWatcher.Changes?
     private var sources: LoopSources?
+    /// Whether the rendition cache's disk was said to be at its floor this run: said in full once, then a line a
+    /// photo.
+    private var saidCacheFull = false
     /// Makes renditions of photos refused for memory (nil without a rendition cache).
     package let renditionMaker: RenditionMaker?
 
@@ -331,15 +334,28 @@ package final class LibraryFollower {
     private func renditionMade(_ outcome: RenditionMaker.Outcome) {
         let seconds = JSONText.number((outcome.seconds * 10).rounded() / 10)
         switch outcome.result {
-        case .success(let rendition):
+        case .written(let rendition):
             log("\(outcome.job.original): wrote \(rendition) in \(seconds) s; the show reads it from now on")
             // The cache is not watched: the category playing is read again with the new rendition in it.
             var changes = LibraryWatcher.Changes()
             changes.activeChanged = true
             changes.finished = [rendition]
             libraryChanged(changes, now: MonotonicClock.seconds())
-        case .failure(let error):
+        case .failed(let error):
             log(.warning, "cannot make a rendition of \(outcome.job.original): \(error)")
+        case .noRoom(let folder, let free, let floor):
+            guard !saidCacheFull else {
+                log(.info, "\(outcome.job.original): no rendition, as the rendition cache's disk is at its floor")
+                return
+            }
+            saidCacheFull = true
+            log(
+                .warning,
+                "renditions: the disk of \(folder) has \(MemoryBudget.format(free)) free and keeps "
+                    + "\(MemoryBudget.format(floor)) for the position, the stars and the token, so photos too large for "
+                    + "the memory budget get no rendition and are skipped until the player restarts with room there "
+                    + "(make renditions ahead with `vitrine renditions`, or set renditionCacheFolder on a larger "
+                    + "disk); the first is \(outcome.job.original)")
         }
     }
 

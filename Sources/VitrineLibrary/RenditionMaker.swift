@@ -17,6 +17,9 @@ import VitrinePlatform
 /// One photo at a time, on a `Worker` thread at idle CPU and I/O priority, and only while the machine has room: the
 /// decode runs outside the player's budget, so a photo waits until `MemAvailable` is at least twice what it needs
 /// plus a margin, looked at again every `retrySeconds`. Results are collected by the player thread after `wakeup`.
+///
+/// A rendition is written only while its disk keeps `DiskFloor` free after it: the cache is usually in the state
+/// folder, and renditions must never take the room the position, the stars and the token are saved in.
 package final class RenditionMaker: Sendable {
     package struct Job: Sendable, Equatable {
         var original: String
@@ -31,10 +34,20 @@ package final class RenditionMaker: Sendable {
 
     struct Outcome: Sendable {
         var job: Job
-        /// The rendition written, or why none was.
-        var result: Result<String, ImageError>
+        var result: Made
         var seconds: Double
     }
+
+    enum Made: Sendable, Equatable {
+        /// The rendition's path.
+        case written(String)
+        case failed(ImageError)
+        /// The cache's disk would keep less than its floor after the rendition (bytes free, and the floor).
+        case noRoom(folder: String, free: Int, floor: Int)
+    }
+
+    /// Bytes free for an unprivileged user and the size of the file system holding a folder.
+    typealias DiskSpace = @Sendable (_ folder: String) -> (free: Int, total: Int)?
 
     /// What a rendition is made with; the screen's part changes with a replug.
     private struct Making: Sendable {
@@ -43,6 +56,7 @@ package final class RenditionMaker: Sendable {
         let quality: Int
         let maxMegapixels: Double
         let screen: Locked<(profile: DeviceProfile, fit: Fit?)>
+        let diskSpace: DiskSpace
     }
 
     /// Free memory kept beside twice the photo's need before a rendition is made.
@@ -61,12 +75,13 @@ package final class RenditionMaker: Sendable {
     init(
         libraryRoot: String, cacheRoot: String, profile: DeviceProfile, fit: Fit?, maxMegapixels: Double,
         quality: Int = 90, retrySeconds: Double = 30,
-        availableBytes: @escaping @Sendable () -> Int = { ProcessMemory.availableBytes() }
+        availableBytes: @escaping @Sendable () -> Int = { ProcessMemory.availableBytes() },
+        diskSpace: @escaping DiskSpace = RenditionMaker.diskSpace
     ) throws(RuntimeError) {
         self.retrySeconds = retrySeconds
         making = Making(
             libraryRoot: libraryRoot, cacheRoot: cacheRoot, quality: quality, maxMegapixels: maxMegapixels,
-            screen: Locked((profile, fit)))
+            screen: Locked((profile, fit)), diskSpace: diskSpace)
         // A job's label carries what the photo needs (its variant): it runs once the machine has room for it.
         worker = try Worker(
             .whenReady(retrySeconds: retrySeconds) { label in
@@ -108,9 +123,16 @@ package final class RenditionMaker: Sendable {
     /// How many photos wait for room or their turn.
     var waiting: Int { worker.waitingCount }
 
-    private static func make(_ job: Job, profile: DeviceProfile, fit: Fit?, making: Making)
-        -> Result<String, ImageError>
-    {
+    static func diskSpace(_ folder: String) -> (free: Int, total: Int)? {
+        var space = statvfs()
+        guard statvfs(folder, &space) == 0 else { return nil }
+        return (
+            Int(space.f_bavail).saturatingTimes(Int(space.f_frsize)),
+            Int(space.f_blocks).saturatingTimes(Int(space.f_frsize))
+        )
+    }
+
+    private static func make(_ job: Job, profile: DeviceProfile, fit: Fit?, making: Making) -> Made {
         let libraryRoot = making.libraryRoot
         let cacheRoot = making.cacheRoot
         let quality = making.quality
@@ -122,29 +144,38 @@ package final class RenditionMaker: Sendable {
             guard
                 let target = RenditionPlan.targets(upright: header.displayedSize, profiles: [profile], fit: fit).first
             else {
-                return .failure(
+                return .failed(
                     ImageError(
                         file: job.original,
                         reason: .unsupported("no rendition is smaller than the photo for \(profile.rendition)")))
             }
             let folder = PathText.directory(of: job.original)
             guard folder == libraryRoot || folder.hasPrefix(libraryRoot + "/") else {
-                return .failure(ImageError(file: job.original, reason: .unsupported("not in the library")))
+                return .failed(ImageError(file: job.original, reason: .unsupported("not in the library")))
             }
             let mirror = cacheRoot + String(folder.dropFirst(libraryRoot.count))
+            // Asked where the cache will be, before any folder of it is made there.
+            var existing = mirror
+            while !FileBytes.exists(existing), existing.count > 1 { existing = PathText.directory(of: existing) }
+            if let space = making.diskSpace(existing) {
+                let floor = DiskFloor.bytes(total: space.total)
+                if space.free < DiskFloor.bound(target.size).saturatingPlus(floor) {
+                    return .noRoom(folder: cacheRoot, free: space.free, floor: floor)
+                }
+            }
             do {
                 try FileBytes.createDirectories(mirror)
             } catch {
-                return .failure(ImageError(file: mirror, reason: .cannotWrite(error)))
+                return .failed(ImageError(file: mirror, reason: .cannotWrite(error)))
             }
             let name = job.original.split(separator: "/").last.map(String.init) ?? job.original
             let destination = "\(mirror)/\(RenditionPlan.fileName(original: name, size: target.size))"
             try writer.write(
                 original: job.original, header: header, size: target.size, to: destination, quality: quality,
                 maxMegapixels: maxMegapixels)
-            return .success(destination)
+            return .written(destination)
         } catch {
-            return .failure(error)
+            return .failed(error)
         }
     }
 }

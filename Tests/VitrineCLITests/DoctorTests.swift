@@ -120,4 +120,32 @@ import VitrineTestSupport
                 "user problem: the service user vitrine does not exist, so the service cannot start"))
         #expect(text.contains("fix: sudo adduser --system --group --no-create-home vitrine"), "\(text)")
     }
+
+    /// A state partition at its floor (32 MiB, 5% of a larger disk, half of a small one) is a problem that says
+    /// what the renditions take and how to free it. The partition is a real 8 MiB tmpfs over the state folder.
+    @Test func aStateDiskAtItsFloorIsAProblemNamingTheRenditions() throws {
+        try folder.write("etc/group", text: "root:x:0:\nvideo:x:44:vitrine\ninput:x:105:vitrine\nvitrine:x:999:\n")
+        let state = "\(root)/var/lib/vitrine"
+        guard mount("tmpfs", state, "tmpfs", 0, "size=8m,mode=0755") == 0 else {
+            // Mounting needs root; CI runs as root, so there a refusal is a failure, not a skip.
+            if let ci = getenv("CI"), String(cString: ci) == "true" {
+                Issue.record("cannot mount a tmpfs at \(state): \(String(cString: strerror(errno)))")
+            }
+            return
+        }
+        defer { umount2(state, Int32(MNT_DETACH)) }
+        _ = chown(state, 999, 999)
+        var (status, report, text) = doctor()
+        #expect(status == 0, "\(text)")
+        try folder.write("var/lib/vitrine/renditions/Trips/a@320x200.jpg", [UInt8](repeating: 7, count: 6 << 20))
+        (status, report, text) = doctor()
+        #expect(status == 1)
+        let found = findings(report)
+        #expect(
+            found.contains(
+                "disk problem: only 2.0 MiB of 8.0 MiB is free where the state is kept (renditions take 6.0 MiB of it): "
+                    + "the player makes no more renditions there, and saving the position may fail"), "\(found)")
+        #expect(text.contains("fix: sudo rm -r /var/lib/vitrine/renditions (they are made again as needed)"), "\(text)")
+        #expect(found.contains { $0.hasPrefix("state note: /var/lib/vitrine is in memory (tmpfs)") }, "\(found)")
+    }
 }

@@ -574,6 +574,20 @@ import VitrineTestSupport
         #expect(player.stop() == 0)
     }
 
+    /// The player on category Heal with an 8 MiB budget and the rendition cache in `cache`.
+    func playHealing() throws -> Running {
+        try folder.write(
+            "heal.json",
+            text: """
+                {"library": "library", "deviceTable": "\(repositoryRoot)/Config/devices.json", "interval": 0.2,
+                 "transition": "none", "memoryBudgetMiB": 8, "startCategory": "Heal", "renditionCacheFolder": "cache",
+                 "display": {"backend": "headless", "headlessSize": "160x96"}, "controlSocket": "control.sock"}
+                """)
+        return try Running(
+            arguments: ["play", "--config", "\(folder.path)/heal.json", "--snapshots", snapshots],
+            log: "\(folder.path)/play.log")
+    }
+
     /// A photo refused for the memory budget (a progressive file, whose every coefficient libjpeg must hold) heals
     /// itself: its rendition for this screen is made in the background into the rendition cache, the category is
     /// read again with it, and it plays, with its picture. The library is not written.
@@ -586,16 +600,7 @@ import VitrineTestSupport
                 rgb: JPEGFixture.solid(Self.magenta, size: size), size: size, subsampling: .s444, progressive: true))
         try photo("Heal/small.jpg", Self.cyan, Size(width: 160, height: 96))
         let original = try FileBytes.read("\(library)/Heal/big.jpg")
-        try folder.write(
-            "heal.json",
-            text: """
-                {"library": "library", "deviceTable": "\(repositoryRoot)/Config/devices.json", "interval": 0.2,
-                 "transition": "none", "memoryBudgetMiB": 8, "startCategory": "Heal", "renditionCacheFolder": "cache",
-                 "display": {"backend": "headless", "headlessSize": "160x96"}, "controlSocket": "control.sock"}
-                """)
-        let player = try Running(
-            arguments: ["play", "--config", "\(folder.path)/heal.json", "--snapshots", snapshots],
-            log: "\(folder.path)/play.log")
+        let player = try playHealing()
         #expect(eventually("the refusal", { player.output.contains("big.jpg: a rendition for this screen") }))
         let rendition = "\(folder.path)/cache/Heal/big@160x96.jpg"
         // The rendition is made at idle priority: on a machine busy with other tests it waits for a free moment.
@@ -617,5 +622,51 @@ import VitrineTestSupport
             eventually("the maker's line", within: 60) { player.output.contains("wrote \(rendition)") },
             "\(player.output)")
         #expect(player.stop() == 0)
+    }
+
+    /// The rendition cache on a disk at its floor (a real 8 MiB tmpfs, 5 MiB taken: its floor is half of it): the
+    /// two photos refused for memory get no rendition, the player says why once (and then a line a photo, as it
+    /// does for each refusal), and plays on.
+    @Test(.enabled(if: vitrineBinaryRuns, "the vitrine executable is not built (swift build builds it)"))
+    func aRenditionCacheAtItsDisksFloorIsSaidOnceAndTheShowGoesOn() throws {
+        let size = Size(width: 2400, height: 1440)
+        for name in ["big1", "big2"] {
+            try folder.write(
+                "library/Heal/\(name).jpg",
+                try JPEGFixture.encode(
+                    rgb: JPEGFixture.solid(Self.magenta, size: size), size: size, subsampling: .s444, progressive: true)
+            )
+        }
+        try photo("Heal/small.jpg", Self.cyan, Size(width: 160, height: 96))
+        let cache = "\(folder.path)/cache"
+        try FileBytes.createDirectories(cache)
+        guard mount("tmpfs", cache, "tmpfs", 0, "size=8m,mode=0755") == 0 else {
+            // Mounting needs root; CI runs as root, so there a refusal is a failure, not a skip.
+            if let ci = getenv("CI"), String(cString: ci) == "true" {
+                Issue.record("cannot mount a tmpfs at \(cache): \(String(cString: strerror(errno)))")
+            }
+            return
+        }
+        defer { umount2(cache, Int32(MNT_DETACH)) }
+        try folder.write("cache/taken", [UInt8](repeating: 1, count: 5 << 20))
+        let player = try playHealing()
+        let said = "renditions: the disk of \(cache) has 3.0 MiB free and keeps 4.0 MiB for the position, the stars"
+        // The maker runs at idle priority: on a machine busy with other tests it waits for a free moment.
+        #expect(eventually("the full disk said", within: 180, { player.output.contains(said) }), "\(player.output)")
+        #expect(
+            eventually("both photos tried", within: 180) {
+                player.output.contains("big1.jpg: a rendition for this screen")
+                    && player.output.contains("big2.jpg: a rendition for this screen")
+            })
+        #expect(
+            eventually("the other photo's line", within: 180) {
+                player.output.contains("big1.jpg: no rendition, as the rendition cache's disk is at its floor")
+                    || player.output.contains("big2.jpg: no rendition, as the rendition cache's disk is at its floor")
+            }, "\(player.output)")
+        #expect(eventually("the show going on", { presented().contains { $0["slide"] == "small" } }))
+        #expect(player.stop() == 0)
+        #expect(player.output.ranges(of: "renditions: the disk of").count == 1, "\(player.output)")
+        #expect(try Folder.entryNames(in: cache) == ["taken"])
+        #expect(!presented().contains { $0["slide"]?.hasPrefix("big") == true })
     }
 }

@@ -58,7 +58,7 @@ import VitrineTestSupport
         available.withLock { $0 = 2 * need + RenditionMaker.margin }
         let outcomes = Self.outcomes(of: maker, within: 30)
         let outcome = try #require(outcomes.first)
-        #expect(try outcome.result.get() == "\(folder.path)/cache/Trip/big@320x200.jpg")
+        #expect(outcome.result == .written("\(folder.path)/cache/Trip/big@320x200.jpg"))
         let header = try FrameRenderer(budget: MemoryBudget(limit: 64 << 20)).header(
             of: "\(folder.path)/cache/Trip/big@320x200.jpg")
         #expect(header.size == Size(width: 320, height: 200))
@@ -79,10 +79,52 @@ import VitrineTestSupport
         defer { maker.stop() }
         maker.submit(RenditionMaker.Job(original: broken, need: 1 << 20))
         let outcome = try #require(Self.outcomes(of: maker, within: 30).first)
-        guard case .failure(let error) = outcome.result else {
+        guard case .failed(let error) = outcome.result else {
             Issue.record("expected a failure, got \(outcome.result)")
             return
         }
         #expect(error.file == broken)
+    }
+
+    /// The cache is in the state folder, on an appliance a small partition: a rendition is written only while its
+    /// disk keeps its floor (32 MiB, 5% of a larger disk, half of a small one) free after it, so the position and
+    /// the token always have room.
+    @Test func aRenditionLeavesItsDisksFloorFree() throws {
+        let folder = try TemporaryFolder()
+        let size = Size(width: 1600, height: 1000)
+        let jpeg = try JPEGFixture.encode(rgb: JPEGFixture.solid(JPEGFixture.blue, size: size), size: size)
+        let first = try folder.write("Trip/first.jpg", jpeg)
+        let second = try folder.write("Trip/second.jpg", jpeg)
+        // A 64 MiB partition: the floor is 32 MiB, and a 320x200 rendition is bounded by 64,000 + 64 KiB bytes.
+        let total = 64 << 20
+        let floor = DiskFloor.bytes(total: total)
+        #expect(floor == 32 << 20)
+        #expect(DiskFloor.bytes(total: 32 << 30) == (32 << 30) / 20)
+        #expect(DiskFloor.bytes(total: 8 << 20) == 4 << 20)
+        let bound = DiskFloor.bound(Size(width: 320, height: 200))
+        let free = Locked(floor + bound - 1)
+        let asked = Locked<[String]>([])
+        let maker = try RenditionMaker(
+            libraryRoot: folder.path, cacheRoot: "\(folder.path)/cache", profile: Self.profile, fit: nil,
+            maxMegapixels: 50, availableBytes: { 1 << 40 },
+            diskSpace: { path in
+                asked.withLock { $0.append(path) }
+                return (free.withLock { $0 }, total)
+            })
+        defer { maker.stop() }
+        maker.submit(RenditionMaker.Job(original: first, need: 1 << 20))
+        let refused = try #require(Self.outcomes(of: maker, within: 30).first)
+        #expect(refused.result == .noRoom(folder: "\(folder.path)/cache", free: floor + bound - 1, floor: floor))
+        #expect(!FileBytes.exists("\(folder.path)/cache/Trip/first@320x200.jpg"))
+        // Asked where the cache will be, and nothing made there.
+        #expect(asked.withLock { $0 } == [folder.path])
+        #expect(!FileBytes.exists("\(folder.path)/cache"))
+
+        free.withLock { $0 = floor + bound }
+        maker.submit(RenditionMaker.Job(original: second, need: 1 << 20))
+        let made = try #require(Self.outcomes(of: maker, within: 30).first)
+        #expect(made.result == .written("\(folder.path)/cache/Trip/second@320x200.jpg"))
+        let written = try FileBytes.read("\(folder.path)/cache/Trip/second@320x200.jpg")
+        #expect(written.count < bound)
     }
 }
