@@ -170,14 +170,7 @@ struct DoctorSystem {
     func freeBytes(at path: String) -> Int? { diskSpace(at: path)?.free }
 
     /// Free bytes for an unprivileged user and the size of the file system where `path` is.
-    func diskSpace(at path: String) -> (free: Int, total: Int)? {
-        var flags = statvfs()
-        guard statvfs(at(path), &flags) == 0 else { return nil }
-        return (
-            Int(flags.f_bavail).saturatingTimes(Int(flags.f_frsize)),
-            Int(flags.f_blocks).saturatingTimes(Int(flags.f_frsize))
-        )
-    }
+    func diskSpace(at path: String) -> (free: Int, total: Int)? { try? FileSystemSpace.of(at(path)) }
 
     /// The disk space the files under `path` take (their blocks), hidden ones too; symbolic links not followed.
     func bytesUsed(under path: String) -> Int {

@@ -76,7 +76,7 @@ package final class RenditionMaker: Sendable {
         libraryRoot: String, cacheRoot: String, profile: DeviceProfile, fit: Fit?, maxMegapixels: Double,
         quality: Int = 90, retrySeconds: Double = 30,
         availableBytes: @escaping @Sendable () -> Int = { ProcessMemory.availableBytes() },
-        diskSpace: @escaping DiskSpace = RenditionMaker.diskSpace
+        diskSpace: @escaping DiskSpace = { try? FileSystemSpace.of($0) }
     ) throws(RuntimeError) {
         self.retrySeconds = retrySeconds
         making = Making(
@@ -122,15 +122,6 @@ package final class RenditionMaker: Sendable {
 
     /// How many photos wait for room or their turn.
     var waiting: Int { worker.waitingCount }
-
-    static func diskSpace(_ folder: String) -> (free: Int, total: Int)? {
-        var space = statvfs()
-        guard statvfs(folder, &space) == 0 else { return nil }
-        return (
-            Int(space.f_bavail).saturatingTimes(Int(space.f_frsize)),
-            Int(space.f_blocks).saturatingTimes(Int(space.f_frsize))
-        )
-    }
 
     private static func make(_ job: Job, profile: DeviceProfile, fit: Fit?, making: Making) -> Made {
         let libraryRoot = making.libraryRoot

@@ -51,11 +51,12 @@ struct UploadSaver: Sendable {
             throw WebError(refusal == .noFreeName(offeredName) ? 409 : 400, "\(refusal)")
         }
         if let refusal = refusalAtHeaders(offeredName: offeredName, contentLength: contentLength) { throw refusal }
-        var space = statvfs()
-        guard statvfs(folder, &space) == 0 else {
-            throw WebError(500, "cannot read the free space of \(folder): \(String(cString: strerror(errno)))")
+        let free: UInt64
+        do {
+            free = UInt64(try FileSystemSpace.of(folder).free)
+        } catch {
+            throw WebError(500, "cannot read the free space of \(folder): \(error.reason)")
         }
-        let free = UInt64(space.f_bavail) * UInt64(space.f_frsize)
         let room = free > floorBytes ? free - floorBytes : 0
         if (contentLength ?? 1) > room {
             throw WebError(

@@ -640,14 +640,10 @@ import VitrineTestSupport
         try photo("Heal/small.jpg", Self.cyan, Size(width: 160, height: 96))
         let cache = "\(folder.path)/cache"
         try FileBytes.createDirectories(cache)
-        guard mount("tmpfs", cache, "tmpfs", 0, "size=8m,mode=0755") == 0 else {
-            // Mounting needs root; CI runs as root, so there a refusal is a failure, not a skip.
-            if let ci = getenv("CI"), String(cString: ci) == "true" {
-                Issue.record("cannot mount a tmpfs at \(cache): \(String(cString: strerror(errno)))")
-            }
+        guard let disk = TemporaryMount(tmpfsAt: cache, megabytes: 8, refused: { Issue.record("\($0)") }) else {
             return
         }
-        defer { umount2(cache, Int32(MNT_DETACH)) }
+        defer { disk.unmount() }
         try folder.write("cache/taken", [UInt8](repeating: 1, count: 5 << 20))
         let player = try playHealing()
         let said = "renditions: the disk of \(cache) has 3.0 MiB free and keeps 4.0 MiB for the position, the stars"

@@ -225,6 +225,5 @@ public let vitrineBinary: String = {
 /// Whether the end-to-end tests can run: the executable is built (`swift build` builds it; `swift test` alone may
 /// not). Under CI=true they always run, so a missing executable fails them instead of skipping them.
 public let vitrineBinaryRuns: Bool = {
-    if let ci = getenv("CI"), String(cString: ci) == "true" { return true }
-    return access(vitrineBinary, X_OK) == 0
+    runningUnderCI || access(vitrineBinary, X_OK) == 0
 }()
